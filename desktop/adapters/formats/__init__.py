@@ -1,0 +1,1 @@
+"""Data file formats: reading records for import, writing rows for export."""

@@ -1,0 +1,266 @@
+"""Calls to any OpenAI-compatible server, with a deadline and retries that know what heals.
+
+The openai client's own retries are off: it would retry an exhausted quota, and its read
+timeout never ends a server that drips one byte at a time. Here every attempt has an
+overall deadline; 408, 409, 429 (but not insufficient_quota), 5xx, dropped connections and
+unreadable answers are retried with backoff, honouring Retry-After; 400, 401, 403, 404 and
+an exhausted quota are not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+
+from desktop.domain.requests import ModelRequest
+
+MAX_BACKOFF = 30.0
+MAX_RETRY_AFTER = 120.0
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    # Per generated position, the top alternatives (token, logprob); empty without logprobs.
+    top_logprobs: tuple[tuple[tuple[str, float], ...], ...]
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    latency_ms: float | None
+    attempts: int
+
+
+class ModelCallError(Exception):
+    """A request that failed for good. ``fatal`` means every other request would fail the
+    same way (wrong key, unknown model, no quota, server unreachable): stop the job."""
+
+    def __init__(self, message: str, *, fatal: bool = False, kind: str = "error") -> None:
+        super().__init__(message)
+        self.fatal = fatal
+        self.kind = kind  # "auth", "not-found", "quota", "bad-request", "unreachable", ...
+
+    @property
+    def server_unusable(self) -> bool:
+        """Whether a probe call's failure means the server cannot be used at all (a missing
+        model list alone does not: some servers have no /models)."""
+        return (self.fatal and self.kind != "not-found") or self.kind in ("unreachable", "timeout")
+
+
+class ModelClient:
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None,
+        *,
+        timeout: float,
+        max_retries: int,
+        backoff: float = 0.5,
+    ) -> None:
+        self.base_url = base_url
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self._client = openai.AsyncOpenAI(
+            base_url=base_url,
+            api_key=api_key or "no-key",
+            max_retries=0,
+            timeout=openai.Timeout(timeout, connect=min(timeout, 10.0)),
+        )
+
+    async def close(self) -> None:
+        await self._client.close()
+
+    async def list_models(self) -> list[str]:
+        try:
+            page = await asyncio.wait_for(self._client.models.list(), timeout=min(self.timeout, 15))
+        except Exception as exc:
+            raise _classify(exc, self.base_url, self.timeout)[0] from None
+        return [m.id for m in page.data]
+
+    async def complete(self, request: ModelRequest) -> Completion:
+        attempt = 0
+        started = time.perf_counter()
+        while True:
+            attempt += 1
+            try:
+                response = await asyncio.wait_for(self._send(request), timeout=self.timeout)
+                return completion_from_response(
+                    request.api_mode,
+                    response,
+                    latency_ms=(time.perf_counter() - started) * 1000,
+                    attempts=attempt,
+                )
+            except Exception as exc:
+                error, retryable, wait = _classify(exc, self.base_url, self.timeout)
+                if not retryable or attempt > self.max_retries:
+                    if retryable and attempt > 1:
+                        error = ModelCallError(
+                            f"{error} (after {attempt} attempts)",
+                            fatal=error.fatal,
+                            kind=error.kind,
+                        )
+                    raise error from None
+                delay = wait if wait is not None else self.backoff * 2 ** (attempt - 1)
+                await asyncio.sleep(min(delay, MAX_RETRY_AFTER) * (1 + random.random() * 0.1))
+
+    async def _send(self, request: ModelRequest) -> Any:
+        body = request.body()
+        if request.api_mode == "chat":
+            return await self._client.chat.completions.create(**body)
+        return await self._client.completions.create(**body)
+
+
+def completion_from_response(
+    api_mode: str, response: Any, *, latency_ms: float | None = None, attempts: int = 1
+) -> Completion:
+    """The text, logprobs and usage of a chat or completions response object."""
+    if not getattr(response, "choices", None):
+        raise _Garbage("the answer has no choices")
+    choice = response.choices[0]
+    positions: list[tuple[tuple[str, float], ...]] = []
+    if api_mode == "chat":
+        text = (choice.message.content if choice.message else None) or ""
+        content = getattr(getattr(choice, "logprobs", None), "content", None) or []
+        for item in content:
+            alternatives = item.top_logprobs or []
+            positions.append(
+                tuple((a.token, a.logprob) for a in alternatives) or ((item.token, item.logprob),)
+            )
+    else:
+        text = choice.text or ""
+        lp = getattr(choice, "logprobs", None)
+        for alternatives in getattr(lp, "top_logprobs", None) or []:
+            positions.append(tuple((alternatives or {}).items()))
+    usage = getattr(response, "usage", None)
+    return Completion(
+        text=text,
+        top_logprobs=tuple(positions),
+        prompt_tokens=getattr(usage, "prompt_tokens", None),
+        completion_tokens=getattr(usage, "completion_tokens", None),
+        latency_ms=latency_ms,
+        attempts=attempts,
+    )
+
+
+class _Garbage(Exception):
+    pass
+
+
+def _classify(
+    exc: BaseException, base_url: str, timeout: float
+) -> tuple[ModelCallError, bool, float | None]:
+    """(error to report, whether a retry may heal it, seconds the server asked us to wait)."""
+    if isinstance(exc, (asyncio.TimeoutError, openai.APITimeoutError)):
+        return (
+            ModelCallError(f"no answer from {base_url} within {timeout:g} s", kind="timeout"),
+            True,
+            None,
+        )
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        message = _server_message(exc)
+        wait = _retry_after(exc.response)
+        if status == 429:
+            if _error_code(exc) == "insufficient_quota":
+                return (
+                    ModelCallError(
+                        f"quota exhausted at {base_url}: {message}", fatal=True, kind="quota"
+                    ),
+                    False,
+                    None,
+                )
+            return ModelCallError(f"rate limited (429): {message}", kind="rate-limit"), True, wait
+        if status in (401, 403):
+            return (
+                ModelCallError(
+                    f"{base_url} refused the API key ({status}): {message}", fatal=True, kind="auth"
+                ),
+                False,
+                None,
+            )
+        if status == 404:
+            return (
+                ModelCallError(
+                    f"not found at {base_url} (404): {message}; check the base URL and model name",
+                    fatal=True,
+                    kind="not-found",
+                ),
+                False,
+                None,
+            )
+        if status in (408, 409) or status >= 500:
+            return ModelCallError(f"server error {status}: {message}", kind="server"), True, wait
+        return (
+            ModelCallError(f"request refused ({status}): {message}", kind="bad-request"),
+            False,
+            None,
+        )
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__ or exc
+        return (
+            ModelCallError(f"cannot reach {base_url}: {_short(cause)}", kind="unreachable"),
+            True,
+            None,
+        )
+    if isinstance(
+        exc, (openai.APIResponseValidationError, _Garbage, ValueError, TypeError, AttributeError)
+    ):
+        return (
+            ModelCallError(f"unreadable answer from {base_url}: {_short(exc)}", kind="garbage"),
+            True,
+            None,
+        )
+    return ModelCallError(f"{type(exc).__name__}: {_short(exc)}", kind="error"), False, None
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return (text[0] if text else type(exc).__name__)[:300]
+
+
+def _server_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])[:300]
+    return _short(exc)
+
+
+def _error_code(exc: openai.APIStatusError) -> str | None:
+    if getattr(exc, "code", None):
+        return str(exc.code)
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict):
+            return inner.get("code") or inner.get("type")
+    return None
+
+
+def _retry_after(response: Any) -> float | None:
+    if response is None:
+        return None
+    ms = response.headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = response.headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, parsed.timestamp() - time.time())

@@ -1,0 +1,80 @@
+"""Human verdicts: an append-only history per pair, rubric and dimension.
+
+Nothing is overwritten: an edit or an undo appends a row, and the latest row of each
+reviewer counts. A row with no verdict records that the reviewer withdrew theirs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from desktop.adapters.store.project import ProjectStore
+from desktop.adapters.store.rubrics import now
+from desktop.domain.verdicts import Verdict
+
+
+@dataclass(frozen=True)
+class HumanVerdict:
+    dimension: str
+    verdict: Verdict | None
+    reviewer: str
+    note: str | None
+    created_at: str
+    mode: str | None = None
+
+
+def add_verdict(
+    store: ProjectStore,
+    *,
+    pair_id: int,
+    rubric_name: str,
+    dimension: str,
+    verdict: Verdict | None,
+    reviewer: str,
+    note: str | None = None,
+    mode: str | None = None,
+) -> None:
+    with store.transaction():
+        store.conn.execute(
+            "INSERT INTO human_verdicts"
+            "(pair_id, rubric_name, dimension, verdict, reviewer, note, mode, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                pair_id,
+                rubric_name,
+                dimension,
+                verdict.value if verdict else None,
+                reviewer,
+                note,
+                mode,
+                now(),
+            ],
+        )
+
+
+def history(
+    store: ProjectStore, pair_id: int, rubric_name: str, dimension: str
+) -> list[HumanVerdict]:
+    rows = store.conn.execute(
+        "SELECT dimension, verdict, reviewer, note, created_at, mode FROM human_verdicts"
+        " WHERE pair_id = ? AND rubric_name = ? AND dimension = ? ORDER BY id",
+        [pair_id, rubric_name, dimension],
+    ).fetchall()
+    return [
+        HumanVerdict(r[0], Verdict(r[1]) if r[1] else None, r[2], r[3], r[4], r[5]) for r in rows
+    ]
+
+
+def latest_verdicts(store: ProjectStore, pair_id: int, rubric_name: str) -> dict[str, HumanVerdict]:
+    """The latest human verdict per dimension of one pair (any reviewer)."""
+    rows = store.conn.execute(
+        "SELECT dimension, verdict, reviewer, note, created_at, mode FROM human_verdicts h"
+        " WHERE pair_id = ? AND rubric_name = ? AND id = (SELECT max(id) FROM human_verdicts"
+        "  WHERE pair_id = h.pair_id AND rubric_name = h.rubric_name"
+        "  AND dimension = h.dimension)",
+        [pair_id, rubric_name],
+    ).fetchall()
+    return {
+        r[0]: HumanVerdict(r[0], Verdict(r[1]) if r[1] else None, r[2], r[3], r[4], r[5])
+        for r in rows
+    }

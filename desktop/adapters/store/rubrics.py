@@ -1,0 +1,72 @@
+"""Rubrics recorded in a project: the exact text behind every verdict, keyed by hash."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from desktop.adapters.store.project import ProjectStore
+
+
+@dataclass(frozen=True)
+class StoredRubric:
+    hash: str
+    name: str
+    title: str
+    dimensions: tuple[str, ...]
+    kind: str  # "rubric" (a prompt we render) or "imported" (verdicts from elsewhere)
+    text: str
+
+
+def record_rubric(
+    store: ProjectStore,
+    *,
+    hash: str,
+    name: str,
+    title: str,
+    dimensions: tuple[str, ...],
+    kind: str,
+    text: str,
+) -> None:
+    """Remember a rubric version; call inside the transaction that stores its results."""
+    store.conn.execute(
+        "INSERT INTO rubrics(hash, name, title, dimensions, kind, text, added_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING",
+        [hash, name, title, json.dumps(list(dimensions)), kind, text, now()],
+    )
+
+
+def rubric_names(store: ProjectStore) -> list[str]:
+    """Names of rubrics with any judge result or human verdict, oldest first."""
+    rows = store.conn.execute(
+        "SELECT name FROM ("
+        " SELECT rubric_name AS name, min(id) AS first FROM judge_results GROUP BY rubric_name"
+        " UNION ALL"
+        " SELECT rubric_name, min(id) + 1e12 FROM human_verdicts GROUP BY rubric_name"
+        ") GROUP BY name ORDER BY min(first)"
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def own_rubric_names(store: ProjectStore) -> list[str]:
+    """Names of prompt rubrics kept in the project (added by a user or used to judge)."""
+    rows = store.conn.execute(
+        "SELECT name FROM rubrics WHERE kind = 'rubric' GROUP BY name ORDER BY min(rowid)"
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def latest_rubric(store: ProjectStore, name: str) -> StoredRubric | None:
+    row = store.conn.execute(
+        "SELECT hash, name, title, dimensions, kind, text FROM rubrics WHERE name = ?"
+        " ORDER BY added_at DESC, rowid DESC LIMIT 1",
+        [name],
+    ).fetchone()
+    if row is None:
+        return None
+    return StoredRubric(row[0], row[1], row[2], tuple(json.loads(row[3])), row[4], row[5])
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")

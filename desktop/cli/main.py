@@ -1,0 +1,132 @@
+"""The `tiebreak` command line: the same services the window uses, one line per error.
+
+Exit codes: 0 success, 1 an error (one line on stderr, no traceback), 2 a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from desktop import __version__
+from desktop.domain.errors import TiebreakError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tiebreak",
+        description="Review pairs of AI responses with an LLM judge."
+        " With no command, opens the window.",
+    )
+    parser.add_argument("--version", action="version", version=f"tiebreak {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("new", help="create an empty project file")
+    p.add_argument("project", type=Path)
+
+    p = sub.add_parser("import", help="import pairs (CSV, JSONL, JSON, AlpacaEval, HREF)")
+    p.add_argument("project", type=Path)
+    p.add_argument("file", type=Path)
+    p.add_argument(
+        "--format", default="auto", choices=["auto", "csv", "jsonl", "json", "alpaca-eval", "href"]
+    )
+    p.add_argument(
+        "--map",
+        action="append",
+        default=[],
+        metavar="FIELD=COLUMN",
+        help="take a pair field from a column of another name (repeatable)",
+    )
+    p.add_argument("--rubric", help="rubric name that imported verdicts belong to")
+
+    p = sub.add_parser("export", help="export one row per pair with verdicts")
+    p.add_argument("project", type=Path)
+    p.add_argument("out", type=Path)
+    p.add_argument("--rubric")
+    p.add_argument("--judge-model", help="whose judge verdicts (default: the latest used)")
+    p.add_argument(
+        "--format",
+        default=None,
+        choices=["csv", "jsonl"],
+        help="default: from the file name, else csv",
+    )
+
+    p = sub.add_parser("rubrics", help="list the rubrics available")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--project", type=Path, help="include rubrics added to this project")
+
+    p = sub.add_parser("rubric", help="manage rubrics")
+    rsub = p.add_subparsers(dest="rubric_command", metavar="ACTION", required=True)
+    r = rsub.add_parser("add", help="add a rubric file or a plain-text judge template to a project")
+    r.add_argument("project", type=Path)
+    r.add_argument("file", type=Path)
+    r.add_argument("--name", help="default: from the file name")
+    r.add_argument("--title")
+    r.add_argument("--dimensions", help="comma-separated (default: inferred)")
+    r.add_argument(
+        "--answer-format",
+        choices=["comma-list", "single", "json-choices", "json-choice"],
+        help="default: inferred from the template",
+    )
+    r = rsub.add_parser("show", help="print a rubric file")
+    r.add_argument("name")
+    r.add_argument("--project", type=Path)
+
+    p = sub.add_parser("override", help="set the reviewer's verdict on one dimension of a pair")
+    p.add_argument("project", type=Path)
+    p.add_argument("pair_id", help="the pair's external id, or #N for its row number")
+    p.add_argument("dimension")
+    p.add_argument("verdict", help="A, B, tie, or 'clear' to withdraw")
+    p.add_argument("--rubric")
+    p.add_argument("--note")
+    p.add_argument("--reviewer", help="default: $TIEBREAK_REVIEWER or the login name")
+    from desktop.cli.judge_parsers import add_parsers
+
+    add_parsers(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command is None:
+            from desktop.cli.commands import open_window
+
+            return open_window()
+        from desktop.cli import commands
+
+        name = "cmd_" + args.command.replace("-", "_")
+        handler = getattr(commands, name, None)
+        if handler is None:  # the judge engine's commands load openai: only when asked for
+            from desktop.cli import judge_commands
+
+            handler = getattr(judge_commands, name)
+        return handler(args)
+    except TiebreakError as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        _fail("interrupted; nothing half-written was kept")
+    except BrokenPipeError:
+        return 1
+    except Exception as exc:
+        if os.environ.get("TIEBREAK_DEBUG"):
+            raise
+        _fail(f"unexpected {type(exc).__name__}: {exc} (set TIEBREAK_DEBUG=1 for details)")
+    return 1
+
+
+def _fail(message: str) -> None:
+    sys.stderr.write(f"tiebreak: error: {message}\n")
+
+
+def print_json(value: object) -> None:
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

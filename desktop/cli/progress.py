@@ -1,0 +1,27 @@
+"""Progress on stderr for long commands: a rewritten line on a terminal, sparse lines in logs."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+
+
+def stderr_progress(label: str, total: int | None = None) -> Callable[[int], None]:
+    tty = sys.stderr.isatty()
+    last = [0.0]
+
+    def report(done: int) -> None:
+        now = time.monotonic()
+        final = total is not None and done >= total
+        if not final and now - last[0] < (0.2 if tty else 2.0):
+            return
+        last[0] = now
+        text = f"{label}: {done:,}" + (f"/{total:,}" if total else "")
+        if tty:
+            sys.stderr.write("\r" + text + ("\n" if final else ""))
+        else:
+            sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
+    return report

@@ -1,0 +1,123 @@
+"""A model profile: where the judge is and how to talk to it. Never holds a key."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from desktop.domain.errors import TiebreakError
+
+API_MODES = ("chat", "completions")
+STRUCTURED_MODES = ("auto", "json_schema", "json_object", "off")
+LOCAL_PROFILE = "local"
+
+
+@dataclass(frozen=True)
+class ModelProfile:
+    name: str
+    model: str
+    base_url: str | None = None  # None only for the built-in local server, started on demand
+    api_mode: str = "chat"
+    chat_format: str = "chatml"  # how messages become one prompt in completions mode
+    structured: str = "auto"
+    temperature: float | None = None  # None: the rubric's default
+    max_tokens: int | None = None
+    timeout: float = 120.0  # overall deadline of one request, retries not included
+    concurrency: int = 8
+    logprobs: bool = True
+    max_retries: int = 4
+    key_env: str = "OPENAI_API_KEY"
+    needs_key: bool = True
+    local: bool = False
+    # What "Test connection" found the server can do; fills in the "auto" modes.
+    capabilities: dict[str, bool] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.api_mode not in API_MODES:
+            raise TiebreakError(
+                f"profile {self.name}: api_mode must be one of {', '.join(API_MODES)}"
+            )
+        if self.structured not in STRUCTURED_MODES:
+            raise TiebreakError(
+                f"profile {self.name}: structured must be one of {', '.join(STRUCTURED_MODES)}"
+            )
+        if self.concurrency < 1 or self.timeout <= 0 or self.max_retries < 0:
+            raise TiebreakError(
+                f"profile {self.name}: concurrency, timeout and retries must be positive"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out.pop("name")
+        return {k: v for k, v in out.items() if v is not None and v != {}}
+
+    @classmethod
+    def from_dict(cls, name: str, data: dict[str, Any]) -> ModelProfile:
+        known = set(cls.__dataclass_fields__) - {"name"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise TiebreakError(f"profile {name}: unknown setting {unknown[0]!r}")
+        if "model" not in data:
+            raise TiebreakError(f"profile {name}: no model given")
+        return cls(name=name, **data)
+
+    def with_changes(self, **changes: Any) -> ModelProfile:
+        return replace(self, **changes)
+
+    def structured_mode(self) -> str:
+        """The structured-output shape to send: the profile's choice, else what the server
+        was found to accept, else llama.cpp's shape for local servers and OpenAI's for others."""
+        if self.structured != "auto":
+            return self.structured
+        if self.capabilities.get("json_schema"):
+            return "json_schema"
+        if self.capabilities.get("json_object"):
+            return "json_object"
+        if self.local or _is_loopback(self.base_url):
+            return "json_object"
+        return "json_schema"
+
+
+def local_profile() -> ModelProfile:
+    """The offline default: llama.cpp's server with the bundled SmolLM2-135M model."""
+    return ModelProfile(
+        name=LOCAL_PROFILE,
+        model="SmolLM2-135M-Instruct",
+        api_mode="chat",
+        structured="json_object",
+        concurrency=1,
+        timeout=300.0,
+        needs_key=False,
+        local=True,
+    )
+
+
+def settings_hash(
+    profile: ModelProfile,
+    *,
+    temperature: float,
+    max_tokens: int,
+    structured: str,
+    logprobs: bool,
+    fewshot: bool,
+) -> str:
+    """What besides the prompt shapes an answer; part of the cache key of every result."""
+    payload = {
+        "api_mode": profile.api_mode,
+        "chat_format": profile.chat_format if profile.api_mode == "completions" else None,
+        "temperature": temperature,
+        "max_tokens": max_tokens,
+        "structured": structured,
+        "logprobs": logprobs,
+        "fewshot": fewshot,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _is_loopback(url: str | None) -> bool:
+    if not url:
+        return False
+    host = url.split("://", 1)[-1].split("/", 1)[0].rsplit(":", 1)[0].strip("[]")
+    return host in ("localhost", "::1") or host.startswith("127.")

@@ -1,0 +1,102 @@
+"""The request sent to a judge for one pair in one order, as plain data.
+
+The same body goes to a live server, into an OpenAI Batch input file, and into the
+request hash stored with the result, so all three always agree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from desktop.domain.rubric import AnswerKind, Rubric
+
+TOP_LOGPROBS = 5
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    api_mode: str  # "chat" or "completions"
+    model: str
+    temperature: float
+    max_tokens: int
+    messages: tuple[dict[str, str], ...] = ()
+    prompt: str | None = None
+    response_format: dict[str, Any] | None = None
+    logprobs: bool = False
+
+    def body(self) -> dict[str, Any]:
+        """The JSON body of the HTTP request, exactly as sent."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
+        if self.api_mode == "chat":
+            body["messages"] = [dict(m) for m in self.messages]
+            if self.logprobs:
+                body["logprobs"] = True
+                body["top_logprobs"] = TOP_LOGPROBS
+        else:
+            body["prompt"] = self.prompt
+            if self.logprobs:
+                body["logprobs"] = TOP_LOGPROBS
+        if self.response_format is not None:
+            body["response_format"] = self.response_format
+        return body
+
+    @property
+    def url_path(self) -> str:
+        return "/v1/chat/completions" if self.api_mode == "chat" else "/v1/completions"
+
+    def hash(self) -> str:
+        canonical = json.dumps(self.body(), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def answer_schema(rubric: Rubric) -> dict[str, Any] | None:
+    """A JSON schema for a JSON answer format, derived from the rubric's dimensions."""
+    answer = rubric.answer
+    reason = answer.reason_key
+    if answer.kind is AnswerKind.JSON_CHOICES:
+        inner = {
+            "type": "object",
+            "properties": {
+                d: {"type": "string", "enum": ["A", "B", "tie"]} for d in rubric.dimensions
+            },
+            "required": list(rubric.dimensions),
+            "additionalProperties": False,
+        }
+        props: dict[str, Any] = {answer.choices_key: inner}
+    elif answer.kind is AnswerKind.JSON_CHOICE:
+        props = {answer.choice_key: {"type": "string", "enum": ["A", "B", "Tie"]}}
+    else:
+        return None
+    if reason:
+        props = {reason: {"type": "string"}, **props}  # reason first: think, then choose
+    return {
+        "type": "object",
+        "properties": props,
+        "required": list(props),
+        "additionalProperties": False,
+    }
+
+
+def response_format(rubric: Rubric, mode: str) -> dict[str, Any] | None:
+    """The ``response_format`` for a structured-output mode, or None (mode off, or the
+    rubric's answer is not JSON)."""
+    schema = answer_schema(rubric)
+    if schema is None or mode == "off":
+        return None
+    if mode == "json_schema":
+        name = re.sub(r"[^A-Za-z0-9_-]", "_", rubric.name)[:64]
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": name, "schema": schema, "strict": True},
+        }
+    if mode == "json_object":
+        return {"type": "json_object", "schema": schema}
+    raise ValueError(f"unknown structured-output mode {mode!r}")

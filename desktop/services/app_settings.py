@@ -1,0 +1,38 @@
+"""The user's app settings (reviewer, font size, recent projects): no keys, ever."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from desktop.adapters.config import config_dir, read_toml, write_toml
+
+MAX_RECENT = 10
+
+
+@dataclass
+class AppSettings:
+    reviewer: str = ""
+    font_size: int = 0  # 0: the system's size
+    profile: str = "local"
+    recent: list[str] = field(default_factory=list)
+    blind: bool = False
+    link_scrolling: bool = False
+
+    def remember(self, project: Path) -> None:
+        text = str(project.resolve())
+        self.recent = [text, *[p for p in self.recent if p != text][: MAX_RECENT - 1]]
+
+
+def settings_path() -> Path:
+    return config_dir() / "settings.toml"
+
+
+def load_settings() -> AppSettings:
+    data = read_toml(settings_path())
+    known = AppSettings.__dataclass_fields__
+    return AppSettings(**{k: v for k, v in data.items() if k in known})
+
+
+def save_settings(settings: AppSettings) -> None:
+    write_toml(settings_path(), dict(vars(settings)))

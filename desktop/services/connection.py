@@ -1,0 +1,124 @@
+"""From a profile to a live endpoint: start the local server if needed, find the key,
+and test what the server can do."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from desktop.adapters.keys import get_key
+from desktop.adapters.local_server import MODEL_NAME, local_server
+from desktop.adapters.model_client import ModelCallError, ModelClient
+from desktop.domain.errors import TiebreakError
+from desktop.domain.profiles import ModelProfile
+from desktop.domain.requests import ModelRequest
+
+PROBE_SCHEMA = {
+    "type": "object",
+    "properties": {"choice": {"type": "string", "enum": ["A", "B"]}},
+    "required": ["choice"],
+    "additionalProperties": False,
+}
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    base_url: str
+    api_key: str | None
+
+
+def endpoint_for(profile: ModelProfile) -> Endpoint:
+    """Where to send requests for a profile; starts the built-in local server on demand."""
+    if profile.local:
+        return Endpoint(local_server().ensure_started(), None)
+    if not profile.base_url:
+        raise TiebreakError(f"profile {profile.name}: no base URL")
+    key = get_key(profile)
+    if key is None and profile.needs_key:
+        raise TiebreakError(
+            f"profile {profile.name}: no API key; run 'tiebreak key set {profile.name}'"
+            f" or set {profile.key_env}"
+        )
+    return Endpoint(profile.base_url, key)
+
+
+def ad_hoc_profile(base_url: str, model: str) -> ModelProfile:
+    """A profile for `--base-url URL --model NAME`: the key from OPENAI_API_KEY if set."""
+    return ModelProfile(name="command-line", model=model, base_url=base_url, needs_key=False)
+
+
+@dataclass(frozen=True)
+class ConnectionReport:
+    models: tuple[str, ...]
+    answers: bool
+    logprobs: bool
+    json_schema: bool
+    json_object: bool
+    problems: tuple[str, ...]
+
+    def capabilities(self) -> dict[str, bool]:
+        return {
+            "logprobs": self.logprobs,
+            "json_schema": self.json_schema,
+            "json_object": self.json_object,
+        }
+
+
+def test_connection(profile: ModelProfile) -> ConnectionReport:
+    """List models and send tiny requests, so `auto` modes pick the shape this server takes."""
+    return asyncio.run(_test(profile))
+
+
+async def _test(profile: ModelProfile) -> ConnectionReport:
+    endpoint = endpoint_for(profile)
+    client = ModelClient(
+        endpoint.base_url, endpoint.api_key, timeout=min(profile.timeout, 60), max_retries=1
+    )
+    problems: list[str] = []
+    try:
+        try:
+            models = tuple(await client.list_models())
+        except ModelCallError as exc:
+            if exc.server_unusable:
+                raise TiebreakError(str(exc)) from None
+            models = ()
+        model = profile.model if not profile.local else MODEL_NAME
+        base = {"api_mode": profile.api_mode, "model": model, "temperature": 0.0, "max_tokens": 5}
+        messages = ({"role": "user", "content": "Answer with the single letter A."},)
+        prompt = "Answer with the single letter A.\nAnswer:"
+
+        async def attempt(**extra: object) -> tuple[bool, bool]:
+            request = ModelRequest(
+                **base,
+                messages=messages if profile.api_mode == "chat" else (),
+                prompt=None if profile.api_mode == "chat" else prompt,
+                **extra,
+            )  # type: ignore[arg-type]
+            try:
+                completion = await client.complete(request)
+            except ModelCallError as exc:
+                if exc.fatal:
+                    raise TiebreakError(str(exc)) from None
+                problems.append(str(exc))
+                return False, False
+            return True, bool(completion.top_logprobs)
+
+        answers, logprobs = await attempt(logprobs=True)
+        if not answers:
+            answers, _ = await attempt()
+        json_schema = json_object = False
+        if profile.api_mode == "chat" and answers:
+            json_schema, _ = await attempt(
+                response_format={
+                    "type": "json_schema",
+                    "json_schema": {"name": "probe", "schema": PROBE_SCHEMA, "strict": True},
+                }
+            )
+            json_object, _ = await attempt(
+                response_format={"type": "json_object", "schema": PROBE_SCHEMA}
+            )
+        return ConnectionReport(
+            models, answers, logprobs, json_schema, json_object, tuple(problems)
+        )
+    finally:
+        await client.close()

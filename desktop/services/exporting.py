@@ -1,0 +1,208 @@
+"""Export a project as one row per pair with judge, human and final verdicts.
+
+Streams straight from SQLite to a temporary file renamed at the end, so memory stays flat
+on any project size and a crash never leaves half a file.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from desktop.adapters.formats.atomic import atomic_text_file
+from desktop.adapters.formats.cells import safe_cell
+from desktop.adapters.store.project import ProjectStore
+from desktop.adapters.store.results import judge_models
+from desktop.adapters.store.rubrics import latest_rubric, rubric_names
+from desktop.domain.combine import human_consensus, judge_view
+from desktop.domain.errors import TiebreakError
+from desktop.domain.verdicts import final_verdict
+
+EXPORT_FORMATS = ("csv", "jsonl")
+PAIR_FIELDS = (
+    "id",
+    "external_id",
+    "instruction",
+    "response_a",
+    "response_b",
+    "reference",
+    "source",
+    "model_a",
+    "model_b",
+    "category",
+)
+# Verdict and confidence JSON repeats across rows; parse each distinct text once.
+_loads = functools.lru_cache(maxsize=65536)(json.loads)
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    rows: int
+    rubric: str | None
+    judge_model: str | None
+    columns: tuple[str, ...]
+
+
+def choose_rubric(store: ProjectStore, rubric: str | None) -> str | None:
+    """The rubric to export: the one named, else the project's only one, else none."""
+    names = rubric_names(store)
+    if rubric is not None:
+        if rubric not in names and latest_rubric(store, rubric) is None:
+            known = ", ".join(names) or "none yet"
+            raise TiebreakError(
+                f"{store.path}: no verdicts for rubric {rubric!r} (rubrics with verdicts: {known})"
+            )
+        return rubric
+    if len(names) > 1:
+        raise TiebreakError(
+            f"{store.path}: verdicts for several rubrics ({', '.join(names)});"
+            " choose one with --rubric"
+        )
+    return names[0] if names else None
+
+
+def dimensions_of(store: ProjectStore, rubric: str) -> tuple[str, ...]:
+    stored = latest_rubric(store, rubric)
+    if stored is not None:
+        return stored.dimensions
+    rows = store.conn.execute(
+        "SELECT DISTINCT dimension FROM human_verdicts WHERE rubric_name = ? ORDER BY dimension",
+        [rubric],
+    ).fetchall()
+    return tuple(r[0] for r in rows)
+
+
+def export_columns(dimensions: tuple[str, ...]) -> tuple[str, ...]:
+    per_dim = tuple(
+        f"{d}_{part}"
+        for d in dimensions
+        for part in ("model", "human", "final", "confidence", "consistent")
+    )
+    return (*PAIR_FIELDS, "rubric", "judge_model", "judge_status", *per_dim, "metadata")
+
+
+def export_project(
+    store: ProjectStore,
+    out: str | Path,
+    *,
+    rubric: str | None = None,
+    fmt: str = "csv",
+    judge_model: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> ExportReport:
+    if fmt not in EXPORT_FORMATS:
+        raise TiebreakError(f"unknown export format {fmt!r} (known: {', '.join(EXPORT_FORMATS)})")
+    out = Path(out)
+    name = choose_rubric(store, rubric)
+    dims = dimensions_of(store, name) if name else ()
+    if name and judge_model is None:
+        models = judge_models(store, name)
+        judge_model = models[0] if models else None
+    columns = export_columns(dims)
+    rows = _rows(store, name, judge_model, dims)
+    count = 0
+    with atomic_text_file(out, newline="" if fmt == "csv" else None) as fh:
+        if fmt == "csv":
+            writer = csv.writer(fh)
+            writer.writerow(columns)
+            for row in rows:
+                writer.writerow([safe_cell(v) if isinstance(v, str) else v for v in row])
+                count += 1
+                if progress and count % 5000 == 0:
+                    progress(count)
+        else:
+            for row in rows:
+                record = dict(zip(columns, row, strict=True))
+                if record["metadata"]:
+                    record["metadata"] = json.loads(record["metadata"])
+                fh.write(json.dumps(record, ensure_ascii=False))
+                fh.write("\n")
+                count += 1
+                if progress and count % 5000 == 0:
+                    progress(count)
+    if progress:
+        progress(count)
+    return ExportReport(count, name, judge_model, columns)
+
+
+def _rows(
+    store: ProjectStore, rubric: str | None, judge_model: str | None, dims: tuple[str, ...]
+) -> Iterator[list[Any]]:
+    """One list of cell values per pair, in column order; verdicts as A / B / tie / ''."""
+    pair_cols = ", ".join(f"p.{c}" for c in PAIR_FIELDS)
+    if rubric is None:
+        for row in store.conn.execute(f"SELECT {pair_cols}, p.metadata FROM pairs p ORDER BY p.id"):
+            yield [*_blank(row[:-1]), "", "", "", row[-1] or ""]
+        return
+    latest = (
+        "SELECT max(id) FROM judge_results WHERE rubric_name = :rubric"
+        " AND judge_model = :model AND pair_id = p.id AND ord = '{}'"
+    )
+    human = [
+        f"(SELECT group_concat(coalesce(h.verdict, '-'), ',') FROM human_verdicts h"
+        f" WHERE h.pair_id = p.id AND h.rubric_name = :rubric AND h.dimension = :d{i}"
+        f" AND h.id = (SELECT max(id) FROM human_verdicts WHERE pair_id = p.id"
+        f" AND rubric_name = :rubric AND dimension = :d{i} AND reviewer = h.reviewer))"
+        for i in range(len(dims))
+    ]
+    sql = (
+        f"SELECT {pair_cols}, p.metadata,"
+        " ab.status, ab.verdicts, ab.confidence, ba.id IS NOT NULL, ba.status, ba.verdicts,"
+        f" ba.confidence{''.join(', ' + h for h in human)}"
+        " FROM pairs p"
+        f" LEFT JOIN judge_results ab ON ab.id = ({latest.format('AB')})"
+        f" LEFT JOIN judge_results ba ON ba.id = ({latest.format('BA')})"
+        " ORDER BY p.id"
+    )
+    params: dict[str, Any] = {"rubric": rubric, "model": judge_model or ""}
+    params.update({f"d{i}": d for i, d in enumerate(dims)})
+    model_cell = judge_model or ""
+    n_pair = len(PAIR_FIELDS)
+    for row in store.conn.execute(sql, params):
+        ab_status, ab_v, ab_c, has_ba, ba_status, ba_v, ba_c = row[n_pair + 1 : n_pair + 8]
+        status = _status(ab_status, ba_status if has_ba else None)
+        fv = _loads(ab_v) if ab_v else {}
+        fc = _loads(ab_c) if ab_c else {}
+        bv = _loads(ba_v) if ba_v else {}
+        bc = _loads(ba_c) if ba_c else {}
+        out = [*_blank(row[:n_pair]), rubric, model_cell if status else "", status]
+        for i, dim in enumerate(dims):
+            # Stored verdicts are the strings "A", "B", "tie"; Verdict is a StrEnum, so the
+            # domain rules take them as they are.
+            judge, conf, consistent = judge_view(
+                fv.get(dim), fc.get(dim), bv.get(dim), bc.get(dim), bool(has_ba)
+            )
+            reviewers = row[n_pair + 8 + i]
+            human_v = (
+                human_consensus([v for v in reviewers.split(",") if v != "-"])
+                if reviewers
+                else None
+            )
+            final = final_verdict(judge, human_v)
+            out += [
+                judge or "",
+                human_v or "",
+                final or "",
+                "" if conf is None else round(conf, 4),
+                "" if consistent is None else ("yes" if consistent else "no"),
+            ]
+        out.append(row[n_pair] or "")
+        yield out
+
+
+def _status(ab: str | None, ba: str | None) -> str:
+    """The worse of the two orders' statuses: error, then parse-failure, then ok."""
+    states = [s for s in (ab, ba) if s]
+    for worst in ("error", "parse-failure", "ok"):
+        if worst in states:
+            return worst
+    return ""
+
+
+def _blank(values: tuple[Any, ...]) -> list[Any]:
+    return ["" if v is None else v for v in values]

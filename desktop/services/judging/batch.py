@@ -1,0 +1,196 @@
+"""Judging beyond one machine: OpenAI Batch input files out, batch output files back in.
+
+Each line's ``custom_id`` is ``tb:<job tag>:<pair id>:<order>``; the tag names a manifest
+kept in the project (rubric hash, model, settings), so the output file of OpenAI's Batch
+API or vLLM's batch runner is stored under exactly the key a live run would use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import openai.types
+import openai.types.chat
+import pydantic
+
+from desktop.adapters.formats.atomic import atomic_text_file
+from desktop.adapters.model_client import completion_from_response
+from desktop.adapters.rubric_files import rubric_from_text
+from desktop.adapters.store.project import ProjectStore
+from desktop.adapters.store.results import insert_results, result_row
+from desktop.domain.errors import ImportDataError, TiebreakError
+from desktop.domain.results import JudgeResult, Order, Status
+from desktop.domain.rubric import Rubric
+from desktop.services.judging.job import JudgeJob
+from desktop.services.judging.outcome import interpret
+from desktop.services.project_rubrics import add_rubric
+
+MANIFEST_PREFIX = "batch:"
+
+
+@dataclass(frozen=True)
+class BatchExport:
+    requests: int
+    skipped: int
+    tag: str
+    endpoint: str
+
+
+@dataclass(frozen=True)
+class BatchImport:
+    stored: int
+    ok: int
+    parse_failures: int
+    errors: int
+
+
+def job_tag(job: JudgeJob) -> str:
+    raw = f"{job.key.rubric_hash}|{job.key.judge_model}|{job.key.settings_hash}"
+    return hashlib.sha256(raw.encode()).hexdigest()[:12]
+
+
+def export_batch(job: JudgeJob, out: Path) -> BatchExport:
+    """Write every pending request of a job as one OpenAI Batch input file."""
+    store = job.store
+    add_rubric(store, job.rubric)
+    tasks, skipped = job.plan()
+    tag = job_tag(job)
+    manifest = {
+        "rubric_hash": job.key.rubric_hash,
+        "rubric_name": job.rubric.name,
+        "judge_model": job.key.judge_model,
+        "settings_hash": job.key.settings_hash,
+        "api_mode": job.profile.api_mode,
+    }
+    store.set_setting(MANIFEST_PREFIX + tag, json.dumps(manifest))
+    endpoint = "/v1/chat/completions" if job.profile.api_mode == "chat" else "/v1/completions"
+    with atomic_text_file(out) as fh:
+        for pair_id, order in tasks:
+            request = job.request_for(pair_id, order)
+            line = {
+                "custom_id": f"tb:{tag}:{pair_id}:{order.value}",
+                "method": "POST",
+                "url": endpoint,
+                "body": request.body(),
+            }
+            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+    return BatchExport(len(tasks), skipped, tag, endpoint)
+
+
+def import_batch(store: ProjectStore, path: Path) -> BatchImport:
+    """Store a batch output file as results: all lines or none."""
+    rows: list[tuple[Any, ...]] = []
+    counts = {Status.OK: 0, Status.PARSE_FAILURE: 0, Status.ERROR: 0}
+    manifests: dict[str, tuple[dict[str, Any], Rubric]] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ImportDataError(f"{path}: cannot be read ({exc})") from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path} line {number}"
+        try:
+            item = json.loads(line)
+            custom_id = item["custom_id"]
+        except (json.JSONDecodeError, KeyError, TypeError):
+            raise ImportDataError(f"{where}: not a batch output line (no custom_id)") from None
+        tag, pair_id, order = _parse_custom_id(custom_id, where)
+        if tag not in manifests:
+            manifests[tag] = _manifest(store, tag, where)
+        manifest, rubric = manifests[tag]
+        result = _result(item, manifest, rubric, pair_id, order, where)
+        counts[result.status] += 1
+        rows.append(result_row(result))
+    with store.transaction():
+        known = {r[0] for r in store.conn.execute("SELECT id FROM pairs")}
+        missing = [r[0] for r in rows if r[0] not in known]
+        if missing:
+            raise ImportDataError(f"{path}: pair #{missing[0]} is not in {store.path}")
+        insert_results(store.conn, rows)
+    return BatchImport(
+        len(rows), counts[Status.OK], counts[Status.PARSE_FAILURE], counts[Status.ERROR]
+    )
+
+
+def _parse_custom_id(custom_id: Any, where: str) -> tuple[str, int, Order]:
+    parts = str(custom_id).split(":")
+    if (
+        len(parts) != 4
+        or parts[0] != "tb"
+        or not parts[2].isdigit()
+        or parts[3] not in ("AB", "BA")
+    ):
+        raise ImportDataError(
+            f"{where}: custom_id {custom_id!r} was not written by tiebreak batch export"
+        )
+    return parts[1], int(parts[2]), Order(parts[3])
+
+
+def _manifest(store: ProjectStore, tag: str, where: str) -> tuple[dict[str, Any], Rubric]:
+    raw = store.get_setting(MANIFEST_PREFIX + tag)
+    if raw is None:
+        raise ImportDataError(f"{where}: batch {tag} was exported from another project")
+    manifest = json.loads(raw)
+    row = store.conn.execute(
+        "SELECT text FROM rubrics WHERE hash = ?", [manifest["rubric_hash"]]
+    ).fetchone()
+    if row is None:
+        raise TiebreakError(f"{store.path}: the rubric of batch {tag} is missing")
+    return manifest, rubric_from_text(
+        row[0], origin=f"{store.path} rubric {manifest['rubric_name']}"
+    )
+
+
+def _result(
+    item: dict[str, Any],
+    manifest: dict[str, Any],
+    rubric: Rubric,
+    pair_id: int,
+    order: Order,
+    where: str,
+) -> JudgeResult:
+    base = {
+        "pair_id": pair_id,
+        "rubric_hash": manifest["rubric_hash"],
+        "rubric_name": manifest["rubric_name"],
+        "judge_model": manifest["judge_model"],
+        "settings_hash": manifest["settings_hash"],
+        "order": order,
+        "origin": "batch",
+    }
+    response = item.get("response") or {}
+    status_code = response.get("status_code")
+    body = response.get("body")
+    if item.get("error") or status_code != 200 or not isinstance(body, dict):
+        error = item.get("error") or (body.get("error") if isinstance(body, dict) else None)
+        if isinstance(error, dict):
+            message = error.get("message") or json.dumps(error)
+        else:
+            message = str(error) if error else f"status {status_code}"
+        return JudgeResult(status=Status.ERROR, error=f"batch: {message}", **base)
+    api_mode = manifest.get("api_mode", "chat")
+    try:
+        model = (
+            openai.types.chat.ChatCompletion if api_mode == "chat" else openai.types.Completion
+        ).model_validate(body)
+        completion = completion_from_response(api_mode, model)
+    except (pydantic.ValidationError, ValueError) as exc:
+        raise ImportDataError(
+            f"{where}: response body is not a completion ({str(exc).splitlines()[0]})"
+        ) from None
+    status, verdicts, confidence, parse_error = interpret(rubric, order, completion)
+    return JudgeResult(
+        status=status,
+        verdicts=verdicts,
+        confidence=confidence,
+        raw_completion=completion.text,
+        error=parse_error,
+        prompt_tokens=completion.prompt_tokens,
+        completion_tokens=completion.completion_tokens,
+        **base,
+    )

@@ -1,0 +1,287 @@
+"""One judge job: many requests on one asyncio loop, each result committed as it arrives.
+
+Cancel stops within a fraction of a second and keeps every stored result; an error that
+every request would hit (a refused key, an unknown model, no quota, an unreachable server)
+stops the job with one message instead of a thousand failures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop.adapters.model_client import ModelCallError, ModelClient
+from desktop.adapters.store.pairs import get_pair
+from desktop.adapters.store.project import ProjectStore
+from desktop.adapters.store.results import save_result
+from desktop.domain.chat_formats import format_prompt
+from desktop.domain.errors import RubricError, TiebreakError
+from desktop.domain.profiles import ModelProfile, settings_hash
+from desktop.domain.render import render
+from desktop.domain.requests import ModelRequest, response_format
+from desktop.domain.results import JudgeResult, Order, Status
+from desktop.domain.rubric import Rubric
+from desktop.services.judging.outcome import interpret
+from desktop.services.judging.plan import ResultKey, pending_tasks
+from desktop.services.project_rubrics import add_rubric
+
+# Failures in a row that say the server has gone away, with no answer between them.
+UNREACHABLE_STREAK = 3
+
+
+@dataclass(frozen=True)
+class JobOptions:
+    swap: bool = False
+    redo: bool = False
+    limit: int | None = None
+    where: str | None = None
+    pair_ids: Sequence[int] | None = None
+    fewshot: bool = True
+    concurrency: int | None = None
+
+
+@dataclass
+class JobProgress:
+    total: int = 0
+    done: int = 0
+    ok: int = 0
+    parse_failures: int = 0
+    errors: int = 0
+    skipped: int = 0
+    last_pair: int | None = None
+
+
+@dataclass(frozen=True)
+class JobSummary:
+    progress: JobProgress
+    cancelled: bool
+    stopped: str | None  # why the job stopped early, if it did
+    elapsed_s: float
+    cpu_s: float
+    judge_model: str
+    settings_hash: str
+    errors: tuple[str, ...] = field(default_factory=tuple)
+
+
+class JudgeJob:
+    def __init__(
+        self,
+        store: ProjectStore,
+        rubric: Rubric,
+        profile: ModelProfile,
+        *,
+        base_url: str,
+        api_key: str | None,
+        options: JobOptions | None = None,
+    ) -> None:
+        self.store, self.rubric, self.profile = store, rubric, profile
+        self.base_url, self.api_key = base_url, api_key
+        self.options = options or JobOptions()
+        self.temperature = (
+            profile.temperature if profile.temperature is not None else rubric.decoding.temperature
+        )
+        self.max_tokens = profile.max_tokens or rubric.decoding.max_tokens
+        self.structured = profile.structured_mode()
+        self.response_format = response_format(rubric, self.structured)
+        self.logprobs = profile.logprobs and rubric.answer.one_token
+        self.settings = settings_hash(
+            profile,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+            structured=self.structured if self.response_format else "off",
+            logprobs=self.logprobs,
+            fewshot=self.options.fewshot,
+        )
+        self.key = ResultKey(rubric.content_hash, profile.model, self.settings)
+        self.orders = (Order.AB, Order.BA) if self.options.swap else (Order.AB,)
+
+    def request_for(self, pair_id: int, order: Order) -> ModelRequest:
+        """The exact request for one pair in one order (also used for batch files)."""
+        pair = get_pair(self.store, pair_id)
+        if pair is None:
+            raise TiebreakError(f"pair #{pair_id} is gone from the project")
+        if order is Order.BA:
+            pair = pair.swapped()
+        messages = render(self.rubric, pair, fewshot=self.options.fewshot)
+        common = {
+            "model": self.profile.model,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "response_format": self.response_format,
+            "logprobs": self.logprobs,
+        }
+        if self.profile.api_mode == "chat":
+            return ModelRequest(api_mode="chat", messages=tuple(messages), **common)
+        return ModelRequest(
+            api_mode="completions",
+            prompt=format_prompt(messages, self.profile.chat_format),
+            **common,
+        )
+
+    def plan(self) -> tuple[list[tuple[int, Order]], int]:
+        o = self.options
+        return pending_tasks(
+            self.store,
+            self.key,
+            self.orders,
+            redo=o.redo,
+            limit=o.limit,
+            where=o.where,
+            pair_ids=o.pair_ids,
+        )
+
+    def run(
+        self,
+        *,
+        progress: Callable[[JobProgress], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> JobSummary:
+        """Run to the end, a fatal error, or ``cancel``; blocking (run it off the GUI thread)."""
+        return asyncio.run(self.run_async(progress=progress, cancel=cancel))
+
+    async def run_async(
+        self,
+        *,
+        progress: Callable[[JobProgress], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> JobSummary:
+        started, cpu_started = time.perf_counter(), time.process_time()
+        add_rubric(self.store, self.rubric)
+        tasks, skipped = self.plan()
+        state = JobProgress(total=len(tasks), skipped=skipped)
+        cancel = cancel or threading.Event()
+        run = _Run(self, state, progress, cancel)
+        if tasks:
+            await run.execute(tasks)
+        return JobSummary(
+            progress=state,
+            cancelled=cancel.is_set() and run.stopped is None,
+            stopped=run.stopped,
+            elapsed_s=time.perf_counter() - started,
+            cpu_s=time.process_time() - cpu_started,
+            judge_model=self.profile.model,
+            settings_hash=self.settings,
+            errors=tuple(run.error_samples),
+        )
+
+
+class _Run:
+    def __init__(
+        self,
+        job: JudgeJob,
+        state: JobProgress,
+        progress: Callable[[JobProgress], None] | None,
+        cancel: threading.Event,
+    ) -> None:
+        self.job, self.state, self.progress, self.cancel = job, state, progress, cancel
+        self.stopped: str | None = None
+        self.error_samples: list[str] = []
+        self.unreachable_streak = 0
+
+    async def execute(self, tasks: list[tuple[int, Order]]) -> None:
+        job = self.job
+        client = ModelClient(
+            job.base_url,
+            job.api_key,
+            timeout=job.profile.timeout,
+            max_retries=job.profile.max_retries,
+        )
+        try:
+            await self._preflight(client)
+            if self.stopped:
+                return
+            queue: asyncio.Queue[tuple[int, Order]] = asyncio.Queue()
+            for task in tasks:
+                queue.put_nowait(task)
+            width = min(job.options.concurrency or job.profile.concurrency, len(tasks))
+            workers = [asyncio.create_task(self._worker(client, queue)) for _ in range(width)]
+            watcher = asyncio.create_task(self._watch_cancel(workers))
+            await asyncio.gather(*workers, return_exceptions=True)
+            watcher.cancel()
+        finally:
+            await client.close()
+
+    async def _preflight(self, client: ModelClient) -> None:
+        """One cheap call first, so a wrong URL or key fails in seconds with one message."""
+        try:
+            await client.list_models()
+        except ModelCallError as exc:
+            if exc.server_unusable:
+                self.stopped = str(exc)
+
+    async def _watch_cancel(self, workers: list[asyncio.Task[None]]) -> None:
+        while not self.cancel.is_set() and self.stopped is None:
+            await asyncio.sleep(0.05)
+        for worker in workers:
+            worker.cancel()
+
+    async def _worker(self, client: ModelClient, queue: asyncio.Queue[tuple[int, Order]]) -> None:
+        while not queue.empty() and self.stopped is None and not self.cancel.is_set():
+            pair_id, order = queue.get_nowait()
+            await self._one(client, pair_id, order)
+
+    async def _one(self, client: ModelClient, pair_id: int, order: Order) -> None:
+        job = self.job
+        try:
+            request = job.request_for(pair_id, order)
+        except (RubricError, TiebreakError) as exc:
+            self._store(pair_id, order, Status.ERROR, error=str(exc))
+            return
+        try:
+            completion = await client.complete(request)
+        except ModelCallError as exc:
+            if exc.fatal:
+                self.stopped = str(exc)
+                return
+            if exc.kind in ("unreachable", "timeout"):
+                self.unreachable_streak += 1
+                if self.unreachable_streak >= UNREACHABLE_STREAK:
+                    self.stopped = str(exc)
+            self._store(pair_id, order, Status.ERROR, error=str(exc), request_hash=request.hash())
+            return
+        self.unreachable_streak = 0
+        status, verdicts, confidence, parse_error = interpret(job.rubric, order, completion)
+        self._store(
+            pair_id,
+            order,
+            status,
+            error=parse_error,
+            verdicts=verdicts,
+            confidence=confidence,
+            raw_completion=completion.text,
+            request_hash=request.hash(),
+            latency_ms=completion.latency_ms,
+            prompt_tokens=completion.prompt_tokens,
+            completion_tokens=completion.completion_tokens,
+        )
+
+    def _store(self, pair_id: int, order: Order, status: Status, **fields: Any) -> None:
+        job = self.job
+        result = JudgeResult(
+            pair_id=pair_id,
+            rubric_hash=job.key.rubric_hash,
+            rubric_name=job.rubric.name,
+            judge_model=job.key.judge_model,
+            settings_hash=job.key.settings_hash,
+            order=order,
+            status=status,
+            **fields,
+        )
+        save_result(job.store, result)
+        state = self.state
+        state.done += 1
+        state.last_pair = pair_id
+        if status is Status.OK:
+            state.ok += 1
+        elif status is Status.PARSE_FAILURE:
+            state.parse_failures += 1
+        else:
+            state.errors += 1
+            if len(self.error_samples) < 5 and result.error:
+                self.error_samples.append(f"pair #{pair_id}: {result.error}")
+        if self.progress:
+            self.progress(state)

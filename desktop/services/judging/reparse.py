@@ -1,0 +1,54 @@
+"""Parse stored raw completions again after a parser or rubric fix, without a model call."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from desktop.adapters.model_client import Completion
+from desktop.adapters.store.project import ProjectStore
+from desktop.domain.results import Order, Status
+from desktop.domain.rubric import Rubric
+from desktop.services.judging.outcome import interpret
+
+
+@dataclass(frozen=True)
+class ReparseReport:
+    examined: int
+    now_ok: int
+    still_failing: int
+
+
+def reparse(store: ProjectStore, rubric: Rubric, *, everything: bool = False) -> ReparseReport:
+    """Re-read parse failures (or, with ``everything``, every answer) of a rubric.
+
+    Confidences from logprobs are kept as stored: only the text is parsed again.
+    """
+    condition = "status != 'error'" if everything else "status = 'parse-failure'"
+    rows = store.conn.execute(
+        f"SELECT id, ord, raw_completion, confidence FROM judge_results"
+        f" WHERE rubric_name = ? AND raw_completion IS NOT NULL AND {condition}",
+        [rubric.name],
+    ).fetchall()
+    now_ok = 0
+    updates = []
+    for result_id, order, raw, confidence in rows:
+        completion = Completion(raw, (), None, None, None, 1)
+        status, verdicts, _, error = interpret(rubric, Order(order), completion)
+        now_ok += status is Status.OK
+        updates.append(
+            (
+                status.value,
+                json.dumps({d: v.value for d, v in verdicts.items()}) if verdicts else None,
+                confidence if status is Status.OK else None,
+                error,
+                result_id,
+            )
+        )
+    with store.transaction():
+        store.conn.executemany(
+            "UPDATE judge_results SET status = ?, verdicts = ?, confidence = ?, error = ?"
+            " WHERE id = ?",
+            updates,
+        )
+    return ReparseReport(len(rows), now_ok, len(rows) - now_ok)

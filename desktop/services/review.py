@@ -1,0 +1,217 @@
+"""What the review window shows, read from the project: the pair list with its flags,
+search, and one pair's verdicts per dimension. No Qt here; the window only displays it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from desktop.adapters.store import human
+from desktop.adapters.store.project import ProjectStore
+from desktop.domain.combine import DimensionView, dimension_view, human_consensus, judge_view
+from desktop.domain.verdicts import Verdict
+
+_V = {"A": Verdict.A, "B": Verdict.B, "tie": Verdict.TIE}
+
+FILTERS = (
+    "all",
+    "unjudged",
+    "unreviewed",
+    "flagged",
+    "disagree",
+    "inconsistent",
+    "parse-failure",
+    "error",
+)
+
+
+@dataclass(frozen=True)
+class ListRow:
+    id: int
+    external_id: str | None
+    category: str | None
+    judged: bool
+    reviewed: bool
+    status: str  # "", "ok", "parse-failure", "error"
+    inconsistent: bool
+    disagree: bool
+
+    @property
+    def flagged(self) -> bool:
+        return self.status in ("parse-failure", "error") or self.inconsistent or self.disagree
+
+
+@dataclass(frozen=True)
+class JudgeDetail:
+    status: str
+    raw_completion: str | None
+    error: str | None
+    order: str
+    latency_ms: float | None
+
+
+@dataclass(frozen=True)
+class PairVerdicts:
+    dimensions: dict[str, DimensionView]
+    judge: list[JudgeDetail]  # AB first, then BA where judged in both orders
+    notes: dict[str, str]
+
+
+def list_rows(
+    store: ProjectStore,
+    rubric: str,
+    judge_model: str | None,
+    *,
+    search: str = "",
+    filter_name: str = "all",
+    after_id: int = 0,
+    limit: int = 500,
+) -> list[ListRow]:
+    """A page of the pair list, in id order, after ``after_id``; filters run in SQL so a
+    100,000-pair project never loads whole."""
+    params: dict[str, object] = {
+        "rubric": rubric,
+        "model": judge_model or "",
+        "after": after_id,
+        "limit": limit,
+    }
+    where = ["p.id > :after"]
+    if search:
+        where.append(
+            "(p.instruction LIKE :q ESCAPE '\\' OR p.response_a LIKE :q ESCAPE '\\'"
+            " OR p.response_b LIKE :q ESCAPE '\\' OR p.external_id = :raw)"
+        )
+        params["q"] = (
+            "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        )
+        params["raw"] = search
+    sql = f"""
+        SELECT p.id, p.external_id, p.category,
+          (SELECT group_concat(ord || ':' || status || ':' || coalesce(verdicts, ''), '|')
+             FROM judge_results r WHERE r.pair_id = p.id AND r.rubric_name = :rubric
+             AND r.judge_model = :model
+             AND r.id IN (SELECT max(id) FROM judge_results WHERE pair_id = p.id
+                          AND rubric_name = :rubric AND judge_model = :model GROUP BY ord)),
+          (SELECT group_concat(dimension || ':' || coalesce(verdict, '-'), '|')
+             FROM human_verdicts h WHERE h.pair_id = p.id AND h.rubric_name = :rubric
+             AND h.id = (SELECT max(id) FROM human_verdicts WHERE pair_id = p.id
+                         AND rubric_name = :rubric AND dimension = h.dimension))
+        FROM pairs p WHERE {" AND ".join(where)} ORDER BY p.id"""
+    rows: list[ListRow] = []
+    cursor = store.conn.execute(sql, params)
+    for pid, ext, category, judged_raw, human_raw in cursor:
+        row = _list_row(pid, ext, category, judged_raw, human_raw)
+        if _keep(row, filter_name):
+            rows.append(row)
+            if len(rows) >= limit:
+                break
+    cursor.close()
+    return rows
+
+
+def _list_row(
+    pid: int, ext: str | None, category: str | None, judged_raw: str | None, human_raw: str | None
+) -> ListRow:
+    status, inconsistent = "", False
+    judge: dict[str, Verdict] = {}
+    if judged_raw:
+        parts = {}
+        for item in judged_raw.split("|"):
+            order, state, verdicts = item.split(":", 2)
+            parts[order] = (state, json.loads(verdicts) if verdicts else {})
+        states = [s for s, _ in parts.values()]
+        status = next((s for s in ("error", "parse-failure", "ok") if s in states), "")
+        ab = parts.get("AB", ("", {}))[1]
+        ba = parts.get("BA", ("", {}))[1]
+        for dim, value in ab.items():
+            verdict, _, consistent = judge_view(
+                _V.get(value), None, _V.get(ba.get(dim)), None, "BA" in parts
+            )
+            inconsistent |= consistent is False
+            if verdict is not None:
+                judge[dim] = verdict
+    human_v: dict[str, Verdict] = {}
+    if human_raw:
+        for item in human_raw.split("|"):
+            dim, value = item.split(":", 1)
+            if value in _V:
+                human_v[dim] = _V[value]
+    disagree = any(judge.get(d) not in (None, v) for d, v in human_v.items())
+    return ListRow(pid, ext, category, bool(status), bool(human_v), status, inconsistent, disagree)
+
+
+def _keep(row: ListRow, filter_name: str) -> bool:
+    return {
+        "all": True,
+        "unjudged": not row.judged,
+        "unreviewed": not row.reviewed,
+        "flagged": row.flagged,
+        "disagree": row.disagree,
+        "inconsistent": row.inconsistent,
+        "parse-failure": row.status == "parse-failure",
+        "error": row.status == "error",
+    }.get(filter_name, True)
+
+
+def pair_verdicts(
+    store: ProjectStore,
+    pair_id: int,
+    rubric: str,
+    judge_model: str | None,
+    dimensions: tuple[str, ...],
+) -> PairVerdicts:
+    latest = {}
+    for order in ("AB", "BA"):
+        row = store.conn.execute(
+            "SELECT status, verdicts, confidence, raw_completion, error, latency_ms"
+            " FROM judge_results WHERE pair_id = ? AND rubric_name = ? AND judge_model = ?"
+            " AND ord = ? ORDER BY id DESC LIMIT 1",
+            [pair_id, rubric, judge_model or "", order],
+        ).fetchone()
+        if row:
+            latest[order] = row
+    humans = _human_by_dim(store, pair_id, rubric)
+    notes = {d: h.note for d, h in human.latest_verdicts(store, pair_id, rubric).items() if h.note}
+    views: dict[str, DimensionView] = {}
+    ab, ba = latest.get("AB"), latest.get("BA")
+    fv = json.loads(ab[1]) if ab and ab[1] else {}
+    fc = json.loads(ab[2]) if ab and ab[2] else {}
+    bv = json.loads(ba[1]) if ba and ba[1] else {}
+    bc = json.loads(ba[2]) if ba and ba[2] else {}
+    for dim in dimensions:
+        judge, conf, consistent = judge_view(
+            _V.get(fv.get(dim)), fc.get(dim), _V.get(bv.get(dim)), bc.get(dim), ba is not None
+        )
+        views[dim] = dimension_view(judge, conf, consistent, humans.get(dim))
+    details = [JudgeDetail(r[0], r[3], r[4], order, r[5]) for order, r in latest.items()]
+    return PairVerdicts(views, details, notes)
+
+
+def _human_by_dim(store: ProjectStore, pair_id: int, rubric: str) -> dict[str, Verdict | None]:
+    rows = store.conn.execute(
+        "SELECT dimension, verdict FROM human_verdicts h WHERE pair_id = ? AND rubric_name = ?"
+        " AND id = (SELECT max(id) FROM human_verdicts WHERE pair_id = h.pair_id"
+        " AND rubric_name = h.rubric_name AND dimension = h.dimension AND reviewer = h.reviewer)"
+        " ORDER BY id",
+        [pair_id, rubric],
+    ).fetchall()
+    by_dim: dict[str, list[Verdict | None]] = {}
+    for dim, value in rows:
+        by_dim.setdefault(dim, []).append(_V.get(value) if value else None)
+    return {dim: human_consensus(values) for dim, values in by_dim.items()}
+
+
+def counts(store: ProjectStore, rubric: str, judge_model: str | None) -> tuple[int, int, int]:
+    """(pairs, judged, reviewed) for the status bar."""
+    total = store.conn.execute("SELECT count(*) FROM pairs").fetchone()[0]
+    judged = store.conn.execute(
+        "SELECT count(DISTINCT pair_id) FROM judge_results WHERE rubric_name = ?"
+        " AND judge_model = ?",
+        [rubric, judge_model or ""],
+    ).fetchone()[0]
+    reviewed = store.conn.execute(
+        "SELECT count(DISTINCT pair_id) FROM human_verdicts WHERE rubric_name = ?"
+        " AND verdict IS NOT NULL",
+        [rubric],
+    ).fetchone()[0]
+    return total, judged, reviewed

@@ -1,0 +1,103 @@
+"""Which rubrics exist: the built-ins in ``prompts/`` and a user's own folder of files.
+
+Built-ins come first and keep their names: a user file cannot silently replace the
+published prompt that results are compared against. One broken user file is reported,
+not allowed to hide every other rubric.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from desktop.adapters.rubric_files import load_rubric
+from desktop.domain.errors import RubricError
+from desktop.domain.rubric import Rubric
+from desktop.resources import prompts_dir
+
+#: The order the built-ins are offered in; any other shipped file follows by name.
+BUILTIN_ORDER = (
+    "href-four",
+    "href-four-corrected",
+    "href-overall",
+    "href-correctness",
+    "just-eval",
+    "text-grounded",
+)
+
+_cache: dict[Path, tuple[tuple[int, int], Rubric]] = {}
+
+
+@dataclass
+class Catalog:
+    rubrics: dict[str, Rubric] = field(default_factory=dict)
+    origins: dict[str, Path] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)  # one line per file that failed
+    failed: dict[str, str] = field(default_factory=dict)  # file stem -> its problem
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.rubrics)
+
+
+def scan(user_dir: Path | None = None) -> Catalog:
+    """Every rubric file, built-in then user, with the ones that failed to load."""
+    catalog = Catalog()
+    builtin = sorted(prompts_dir().glob("*.toml"), key=_builtin_key)
+    user = sorted(user_dir.glob("*.toml")) if user_dir is not None and user_dir.is_dir() else []
+    for path in [*builtin, *user]:
+        try:
+            rubric = _load(path)
+        except RubricError as exc:
+            if path in builtin:
+                raise  # a broken shipped file is a bug, not a user's typo
+            catalog.problems.append(str(exc))
+            catalog.failed.setdefault(path.stem, str(exc))
+            continue
+        if rubric.name in catalog.rubrics:
+            catalog.problems.append(
+                f"{path}: rubric name {rubric.name!r} is already used by"
+                f" {catalog.origins[rubric.name]}; this file is ignored"
+            )
+            continue
+        catalog.rubrics[rubric.name] = rubric
+        catalog.origins[rubric.name] = path
+    return catalog
+
+
+def list_rubrics(user_dir: Path | None = None) -> list[Rubric]:
+    """The usable rubrics, built-ins first."""
+    return list(scan(user_dir).rubrics.values())
+
+
+def get(name: str, user_dir: Path | None = None) -> Rubric:
+    """The rubric of that name; an unknown name's error lists the known ones."""
+    catalog = scan(user_dir)
+    if name in catalog.rubrics:
+        return catalog.rubrics[name]
+    if name in catalog.failed:
+        raise RubricError(catalog.failed[name])
+    raise RubricError(f"unknown rubric {name!r} (known: {', '.join(catalog.names)})")
+
+
+get_rubric = get
+
+
+def _builtin_key(path: Path) -> tuple[int, str]:
+    stem = path.stem
+    return (BUILTIN_ORDER.index(stem) if stem in BUILTIN_ORDER else len(BUILTIN_ORDER), stem)
+
+
+def _load(path: Path) -> Rubric:
+    """Load a file once per change (size and mtime), since the list is asked for often."""
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise RubricError(f"{path}: cannot be read ({exc.strerror})") from None
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    cached = _cache.get(path)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    rubric = load_rubric(path)
+    _cache[path] = (stamp, rubric)
+    return rubric

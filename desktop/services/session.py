@@ -1,0 +1,238 @@
+"""A reviewer's session on one project: the chosen rubric and model, the current pair,
+verdict edits and background work. Plain Python, so the window stays a thin layer."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from desktop.adapters.profiles_file import get_profile, load_profiles
+from desktop.adapters.store import human, open_project
+from desktop.adapters.store.pairs import get_pair
+from desktop.adapters.store.rubrics import own_rubric_names, rubric_names
+from desktop.domain.chat_formats import format_prompt
+from desktop.domain.errors import TiebreakError
+from desktop.domain.pairs import Pair
+from desktop.domain.profiles import ModelProfile
+from desktop.domain.render import render
+from desktop.domain.verdicts import Verdict
+from desktop.services import review, rubric_catalog
+from desktop.services.app_settings import AppSettings
+from desktop.services.exporting import export_columns
+from desktop.services.overrides import default_reviewer, override
+from desktop.services.project_rubrics import dimensions_for, find_rubric
+
+Work = Callable[[Callable[[Any], None], threading.Event], Any]
+DEFAULT_RUBRIC = "href-four"
+
+
+class ReviewSession:
+    def __init__(self, path: Path, settings: AppSettings) -> None:
+        self.path = path
+        self.settings = settings
+        self.store = open_project(path)
+        self.current: Pair | None = None
+        self.profile: ModelProfile = (
+            get_profile(settings.profile)
+            if settings.profile in load_profiles()
+            else get_profile("local")
+        )
+        saved = self.store.get_setting("rubric")
+        self.rubric_name = saved if saved in self.rubric_choices() else self._default_rubric()
+        self.dimensions = dimensions_for(self.store, self.rubric_name)
+
+    @classmethod
+    def open(cls, path: Path, settings: AppSettings) -> ReviewSession:
+        return cls(path, settings)
+
+    @staticmethod
+    def create(path: Path) -> None:
+        open_project(path, create=True).close()
+
+    def close(self) -> None:
+        self.store.close()
+
+    # ---- choices ----------------------------------------------------------------------
+    def rubric_choices(self) -> list[str]:
+        names = [r.name for r in rubric_catalog.list_rubrics()]
+        for extra in own_rubric_names(self.store) + rubric_names(self.store):
+            if extra not in names:
+                names.append(extra)
+        return names
+
+    def _default_rubric(self) -> str:
+        used = rubric_names(self.store)
+        return used[0] if used else DEFAULT_RUBRIC
+
+    def profile_choices(self) -> list[str]:
+        return list(load_profiles())
+
+    def choose_rubric(self, name: str) -> None:
+        self.dimensions = dimensions_for(self.store, name)
+        self.rubric_name = name
+        self.store.set_setting("rubric", name)
+
+    def choose_profile(self, name: str) -> None:
+        self.profile = get_profile(name)
+        self.settings.profile = name
+
+    @property
+    def judge_model(self) -> str:
+        return self.profile.model
+
+    # ---- reading ----------------------------------------------------------------------
+    def rows(
+        self, *, search: str, filter_name: str, after_id: int, limit: int
+    ) -> list[review.ListRow]:
+        return review.list_rows(
+            self.store,
+            self.rubric_name,
+            self.judge_model,
+            search=search,
+            filter_name=filter_name,
+            after_id=after_id,
+            limit=limit,
+        )
+
+    def list_row(self, pair_id: int) -> review.ListRow:
+        return review.list_rows(
+            self.store, self.rubric_name, self.judge_model, after_id=pair_id - 1, limit=1
+        )[0]
+
+    def load_pair(self, pair_id: int) -> Pair | None:
+        self.current = get_pair(self.store, pair_id)
+        return self.current
+
+    def verdict_views(self) -> review.PairVerdicts | None:
+        if self.current is None or self.current.id is None:
+            return None
+        return review.pair_verdicts(
+            self.store, self.current.id, self.rubric_name, self.judge_model, self.dimensions
+        )
+
+    def judge_summary(self, views: review.PairVerdicts | None) -> str:
+        if views is None or not views.judge:
+            return f"judge: {self.judge_model} — not judged yet (Ctrl+J)"
+        parts = []
+        for detail in views.judge:
+            text = f"{detail.order}: {detail.status}"
+            if detail.latency_ms:
+                text += f", {detail.latency_ms / 1000:.1f} s"
+            if detail.error:
+                text += f" — {detail.error}"
+            parts.append(text)
+        return f"judge: {self.judge_model} — " + "; ".join(parts)
+
+    def counts(self) -> tuple[int, int, int]:
+        return review.counts(self.store, self.rubric_name, self.judge_model)
+
+    def my_verdict(self, dimension: str) -> Verdict | None:
+        if self.current is None or self.current.id is None:
+            return None
+        latest = human.latest_verdicts(self.store, self.current.id, self.rubric_name)
+        return latest[dimension].verdict if dimension in latest else None
+
+    def prompt_text(self) -> str:
+        if self.current is None:
+            return ""
+        rubric = find_rubric(self.store, self.rubric_name)
+        messages = render(rubric, self.current)
+        if self.profile.api_mode == "completions":
+            return format_prompt(messages, self.profile.chat_format)
+        return "\n\n".join(f"=== {m['role']} ===\n{m['content']}" for m in messages)
+
+    def export_columns(self) -> tuple[str, ...]:
+        return export_columns(self.dimensions)
+
+    # ---- writing ----------------------------------------------------------------------
+    def reviewer(self) -> str:
+        return self.settings.reviewer or default_reviewer()
+
+    def set_verdict(
+        self, pair_id: int, dimension: str, verdict: Verdict | None, *, note: str | None
+    ) -> None:
+        pair = get_pair(self.store, pair_id)
+        if pair is None:
+            raise TiebreakError(f"pair #{pair_id} is no longer in the project")
+        override(
+            self.store,
+            pair,
+            rubric=self.rubric_name,
+            dimensions=self.dimensions,
+            dimension=dimension,
+            verdict=verdict,
+            reviewer=self.reviewer(),
+            note=note,
+            mode="blind" if self.settings.blind else "gui",
+        )
+
+    def set_note(self, dimension: str, note: str) -> None:
+        """A note rides on a verdict row: it keeps the current verdict and records the note."""
+        if self.current is None or self.current.id is None:
+            return
+        self.set_verdict(self.current.id, dimension, self.my_verdict(dimension), note=note)
+
+    def saved_position(self) -> int | None:
+        value = self.store.get_setting("position")
+        return int(value) if value and value.isdigit() else None
+
+    def save_position(self) -> None:
+        if self.current is not None and self.current.id is not None:
+            with contextlib.suppress(TiebreakError):  # a locked file must not block closing
+                self.store.set_setting("position", str(self.current.id))
+
+    # ---- background work (each opens its own connection) -------------------------------
+    def judge_work(self, pair_ids: list[int] | None, *, swap: bool) -> Work:
+        path, rubric_name, profile = self.path, self.rubric_name, self.profile
+
+        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
+            from desktop.services.connection import endpoint_for
+            from desktop.services.judging import JobOptions, JudgeJob
+
+            with open_project(path) as store:
+                rubric = find_rubric(store, rubric_name)
+                endpoint = endpoint_for(profile)
+                job = JudgeJob(
+                    store,
+                    rubric,
+                    profile,
+                    base_url=endpoint.base_url,
+                    api_key=endpoint.api_key,
+                    options=JobOptions(swap=swap, pair_ids=pair_ids),
+                )
+                return job.run(progress=lambda state: progress(_copy(state)), cancel=cancel)
+
+        return work
+
+    def import_work(self, source: Path) -> Work:
+        path = self.path
+
+        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
+            from desktop.services.importing import import_file
+
+            with open_project(path) as store:
+                return import_file(store, source, progress=progress)
+
+        return work
+
+    def export_work(self, out: Path) -> Work:
+        path, rubric = self.path, self.rubric_name
+        fmt = "jsonl" if out.suffix.lower() == ".jsonl" else "csv"
+
+        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
+            from desktop.services.exporting import export_project
+
+            with open_project(path, readonly=True) as store:
+                return export_project(store, out, rubric=rubric, fmt=fmt, progress=progress)
+
+        return work
+
+
+def _copy(state: Any) -> Any:
+    """A snapshot of the job's progress, safe to hand to another thread."""
+    from dataclasses import replace
+
+    return replace(state)

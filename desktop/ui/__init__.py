@@ -1,0 +1,1 @@
+"""The review window. The only package that imports Qt; it displays what services return."""

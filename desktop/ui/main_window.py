@@ -1,0 +1,573 @@
+"""The review window: pair list, the pair side by side, the verdict panel, status bar."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence, QUndoStack
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.domain.errors import TiebreakError
+from desktop.services.app_settings import AppSettings, save_settings
+from desktop.services.review import FILTERS
+from desktop.services.session import ReviewSession as ReviewController
+from desktop.ui.dialogs import show_text
+from desktop.ui.pair_list import PairListModel
+from desktop.ui.pair_view import PairView
+from desktop.ui.shortcuts import SHORTCUTS, help_text
+from desktop.ui.undo import VerdictCommand
+from desktop.ui.verdict_panel import VerdictPanel
+from desktop.ui.workers import TaskRunner
+
+PROJECT_SUFFIXES = (".tiebreak", ".db", ".sqlite")
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, controller: ReviewController, settings: AppSettings) -> None:
+        super().__init__()
+        self.ctl = controller
+        self.settings = settings
+        self.runner = TaskRunner(self)
+        self.undo_stack = QUndoStack(self)
+        self.job = None
+        self.setAcceptDrops(True)
+        self.setWindowTitle("Tiebreak")
+        self._build()
+        self._build_actions()
+        self._restore_window()
+        self.open_controller(controller)
+
+    # ---- layout ---------------------------------------------------------------------
+    def _build(self) -> None:
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("search…")
+        self.search.setClearButtonEnabled(True)
+        self.search_timer = QTimer(self, singleShot=True, interval=200)
+        self.search_timer.timeout.connect(self.reload_list)
+        self.search.textChanged.connect(lambda _: self.search_timer.start())
+        self.filter = QComboBox()
+        self.filter.addItems(FILTERS)
+        self.filter.currentTextChanged.connect(lambda _: self.reload_list())
+        self.model = PairListModel(self._fetch_rows)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.selectionModel().currentRowChanged.connect(
+            lambda cur, _: self._row_chosen(cur.row())
+        )
+        top = QHBoxLayout()
+        top.addWidget(self.search, 1)
+        top.addWidget(self.filter)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(4, 4, 0, 4)
+        left_layout.addLayout(top)
+        left_layout.addWidget(self.table)
+        self.pair_view = PairView()
+        self.verdicts = VerdictPanel()
+        self.verdicts.verdictChosen.connect(self.set_verdict)
+        self.verdicts.noteEdited.connect(self.save_note)
+        self.verdicts.showRaw.connect(self.show_raw_completion)
+        self.verdicts.showPrompt.connect(self.show_prompt)
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(self.pair_view)
+        right.addWidget(self.verdicts)
+        right.setStretchFactor(0, 5)
+        right.setStretchFactor(1, 1)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(1, 4)
+        self.splitter.setSizes([300, 1100])
+        self.setCentralWidget(self.splitter)
+        self.rubric_box = QComboBox()
+        self.rubric_box.currentTextChanged.connect(self._rubric_chosen)
+        self.profile_box = QComboBox()
+        self.profile_box.currentTextChanged.connect(self._profile_chosen)
+        corner = QWidget()
+        corner_layout = QHBoxLayout(corner)
+        corner_layout.setContentsMargins(0, 0, 6, 0)
+        corner_layout.addWidget(QLabel("rubric:"))
+        corner_layout.addWidget(self.rubric_box)
+        corner_layout.addWidget(QLabel("model:"))
+        corner_layout.addWidget(self.profile_box)
+        self.menuBar().setCornerWidget(corner)
+        self.project_label = QLabel()
+        self.counts_label = QLabel()
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(220)
+        self.progress.setFormat("judging %v/%m")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel_job)
+        bar = self.statusBar()
+        bar.addWidget(self.project_label)
+        bar.addWidget(self.counts_label, 1)
+        bar.addPermanentWidget(self.progress)
+        bar.addPermanentWidget(self.cancel_button)
+        self.progress.hide()
+        self.cancel_button.hide()
+
+    def _build_actions(self) -> None:
+        self.actions_by_name: dict[str, QAction] = {}
+        menus = {
+            name: self.menuBar().addMenu(name) for name in ("File", "Edit", "View", "Judge", "Help")
+        }
+        self.recent_menu = menus["File"].addMenu("Recent projects")
+        for name, keys, menu, description in SHORTCUTS:
+            action = QAction(description, self)
+            action.setShortcuts([QKeySequence(k) for k in keys])
+            action.setAutoRepeat(False)
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            action.triggered.connect(lambda _=False, n=name: getattr(self, n)())
+            if name.startswith("toggle_"):
+                action.setCheckable(True)
+            menus[menu].addAction(action)
+            self.actions_by_name[name] = action
+        self.actions_by_name["toggle_blind"].setChecked(self.settings.blind)
+        self.actions_by_name["toggle_link"].setChecked(self.settings.link_scrolling)
+        self.pair_view.set_linked(self.settings.link_scrolling)
+
+    # ---- project ----------------------------------------------------------------------
+    def open_controller(self, controller: ReviewController) -> None:
+        self.ctl = controller
+        self.undo_stack.clear()
+        self.settings.remember(controller.path)
+        save_settings(self.settings)
+        self._fill_recent()
+        self.project_label.setText(controller.path.name)
+        self.setWindowTitle(f"{controller.path.name} — Tiebreak")
+        self.rubric_box.blockSignals(True)
+        self.rubric_box.clear()
+        self.rubric_box.addItems(controller.rubric_choices())
+        self.rubric_box.setCurrentText(controller.rubric_name)
+        self.rubric_box.blockSignals(False)
+        self.profile_box.blockSignals(True)
+        self.profile_box.clear()
+        self.profile_box.addItems(controller.profile_choices())
+        self.profile_box.setCurrentText(controller.profile.name)
+        self.profile_box.blockSignals(False)
+        self.verdicts.set_dimensions(controller.dimensions)
+        self.reload_list(keep=controller.saved_position())
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in self.settings.recent:
+            action = self.recent_menu.addAction(path)
+            action.triggered.connect(lambda _=False, p=path: self.open_path(Path(p)))
+
+    def open_path(self, path: Path) -> None:
+        try:
+            controller = ReviewController.open(path, self.settings)
+        except TiebreakError as exc:
+            self.error(str(exc))
+            return
+        self.ctl.close()
+        self.open_controller(controller)
+
+    # ---- list and navigation ----------------------------------------------------------
+    def _fetch_rows(self, after: int, limit: int) -> list[Any]:
+        return self.ctl.rows(
+            search=self.search.text().strip(),
+            filter_name=self.filter.currentText(),
+            after_id=after,
+            limit=limit,
+        )
+
+    def reload_list(self, keep: int | None = None) -> None:
+        keep = keep if keep is not None else (self.ctl.current.id if self.ctl.current else None)
+        self.model.reset()
+        row = self.model.fetch_all_until(lambda r: r.id == keep, 0) if keep else None
+        self._select(row if row is not None else 0)
+        self.refresh_counts()
+
+    def _select(self, row: int) -> None:
+        if self.model.rowCount() == 0:
+            self._show_pair(None)
+            return
+        row = max(0, min(row, self.model.rowCount() - 1))
+        self.table.selectRow(row)
+        self.table.scrollTo(self.model.index(row, 0))
+        self._row_chosen(row)
+
+    def _row_chosen(self, row: int) -> None:
+        list_row = self.model.row_at(row)
+        if list_row is None or (self.ctl.current and self.ctl.current.id == list_row.id):
+            return
+        self._show_pair(list_row.id)
+
+    def _show_pair(self, pair_id: int | None) -> None:
+        pair = self.ctl.load_pair(pair_id) if pair_id is not None else None
+        self.pair_view.show_pair(pair)
+        self.verdicts.focus_first()
+        self.refresh_verdicts()
+
+    def refresh_verdicts(self) -> None:
+        views = self.ctl.verdict_views()
+        self.verdicts.show_views(views.dimensions if views else {}, blind=self.settings.blind)
+        note = next(iter(views.notes.values()), "") if views else ""
+        self.verdicts.note.setText(note)
+        self.verdicts.judge_info.setText(self.ctl.judge_summary(views))
+        if self.ctl.current:
+            self.model.replace_row(self.ctl.list_row(self.ctl.current.id))
+
+    def refresh_counts(self) -> None:
+        total, judged, reviewed = self.ctl.counts()
+        self.counts_label.setText(
+            f"{total:,} pairs · {judged:,} judged · {reviewed:,} reviewed ·"
+            f" {total - reviewed:,} left"
+        )
+
+    def _step(self, predicate=None, step: int = 1) -> None:
+        current = self.table.currentIndex().row()
+        if predicate is None:
+            target = current + step
+            if (
+                step > 0
+                and target >= self.model.rowCount()
+                and self.model.canFetchMore(self.table.rootIndex())
+            ):
+                self.model.fetchMore(self.table.rootIndex())
+        else:
+            found = self.model.fetch_all_until(predicate, current + 1)
+            if found is None:
+                self.statusBar().showMessage("no further pair of that kind", 3000)
+                return
+            target = found
+        if 0 <= target < self.model.rowCount():
+            self._select(target)
+
+    def next_pair(self) -> None:
+        self._step()
+
+    def previous_pair(self) -> None:
+        self._step(step=-1)
+
+    def next_unreviewed(self) -> None:
+        self._step(lambda r: not r.reviewed)
+
+    def next_flagged(self) -> None:
+        self._step(lambda r: r.flagged)
+
+    # ---- verdicts ---------------------------------------------------------------------
+    def dimension_down(self) -> None:
+        self.verdicts.move_focus(1)
+
+    def dimension_up(self) -> None:
+        self.verdicts.move_focus(-1)
+
+    def _verdict_key(self, value: str | None) -> None:
+        dim = self.verdicts.focused_dimension
+        if dim is None or self.ctl.current is None:
+            return
+        from desktop.domain.verdicts import Verdict
+
+        self.set_verdict(dim, Verdict(value) if value else None)
+        if value:
+            self.verdicts.move_focus(1) if self.verdicts.dimensions.index(dim) < len(
+                self.verdicts.dimensions
+            ) - 1 else None
+
+    def verdict_a(self) -> None:
+        self._verdict_key("A")
+
+    def verdict_b(self) -> None:
+        self._verdict_key("B")
+
+    def verdict_tie(self) -> None:
+        self._verdict_key("tie")
+
+    def verdict_clear(self) -> None:
+        self._verdict_key(None)
+
+    def set_verdict(self, dim: str, verdict: Any) -> None:
+        if self.ctl.current is None:
+            return
+        previous = self.ctl.my_verdict(dim)
+        if previous == verdict:
+            self.refresh_verdicts()
+            return
+        self.undo_stack.push(VerdictCommand(self, self.ctl.current.id, dim, previous, verdict))
+
+    def apply_verdict(self, pair_id: int, dim: str, verdict: Any) -> None:
+        """Called by undo commands: write, and show the pair it belongs to."""
+        try:
+            self.ctl.set_verdict(pair_id, dim, verdict, note=None)
+        except TiebreakError as exc:
+            self.error(str(exc))
+            return
+        if self.ctl.current is None or self.ctl.current.id != pair_id:
+            self.reload_list(keep=pair_id)
+        self.refresh_verdicts()
+        self.refresh_counts()
+
+    def accept_next(self) -> None:
+        if self.ctl.current is None:
+            return
+        views = self.ctl.verdict_views()
+        if views:
+            self.undo_stack.beginMacro("accept judge verdicts")
+            for dim, view in views.dimensions.items():
+                if view.human is None and view.judge is not None:
+                    self.undo_stack.push(
+                        VerdictCommand(self, self.ctl.current.id, dim, None, view.judge)
+                    )
+            self.undo_stack.endMacro()
+        self.next_pair()
+
+    def undo(self) -> None:
+        self.undo_stack.undo()
+
+    def redo(self) -> None:
+        self.undo_stack.redo()
+
+    def note(self) -> None:
+        self.verdicts.note.setFocus()
+        self.verdicts.note.selectAll()
+
+    def save_note(self, text: str) -> None:
+        dim = self.verdicts.focused_dimension
+        if self.ctl.current is None or dim is None:
+            return
+        try:
+            self.ctl.set_note(dim, text)
+        except TiebreakError as exc:
+            self.error(str(exc))
+        self.statusBar().showMessage("note saved", 2000)
+        self.table.setFocus()
+
+    # ---- judging ----------------------------------------------------------------------
+    def judge_pair(self) -> None:
+        if self.ctl.current is not None:
+            self._start_job([self.ctl.current.id])
+
+    def judge_all(self) -> None:
+        self._start_job(None)
+
+    def _start_job(self, pair_ids: list[int] | None) -> None:
+        if self.job is not None:
+            self.statusBar().showMessage("a judge job is already running", 3000)
+            return
+        swap = self.actions_by_name["toggle_swap"].isChecked()
+        work = self.ctl.judge_work(pair_ids, swap=swap)
+        self.progress.setRange(0, 0)
+        self.progress.show()
+        self.cancel_button.show()
+        self.job = self.runner.start(
+            work, on_done=self._job_done, on_error=self._job_failed, on_progress=self._job_progress
+        )
+
+    def _job_progress(self, state: Any) -> None:
+        self.progress.setRange(0, max(state.total, 1))
+        self.progress.setValue(state.done)
+        if self.ctl.current and state.last_pair == self.ctl.current.id:
+            self.refresh_verdicts()
+        elif state.last_pair is not None:
+            self.model.replace_row(self.ctl.list_row(state.last_pair))
+        if state.done % 20 == 0:
+            self.refresh_counts()
+
+    def _job_finished(self) -> None:
+        self.job = None
+        self.progress.hide()
+        self.cancel_button.hide()
+        self.refresh_verdicts()
+        self.refresh_counts()
+
+    def _job_done(self, summary: Any) -> None:
+        self._job_finished()
+        p = summary.progress
+        text = (
+            f"judged {p.ok} ok, {p.parse_failures} parse failures, {p.errors} errors"
+            f" in {summary.elapsed_s:.1f} s"
+        )
+        if summary.stopped:
+            self.error(f"judging stopped: {summary.stopped}")
+        elif summary.cancelled:
+            text = "cancelled; " + text
+        self.statusBar().showMessage(text, 8000)
+
+    def _job_failed(self, message: str) -> None:
+        self._job_finished()
+        self.error(message)
+
+    def cancel_job(self) -> None:
+        if self.job is not None:
+            self.job.cancel.set()
+
+    def toggle_swap(self) -> None:
+        state = "on" if self.actions_by_name["toggle_swap"].isChecked() else "off"
+        self.statusBar().showMessage(f"judge both orders: {state}", 2000)
+
+    # ---- view -------------------------------------------------------------------------
+    def toggle_raw(self) -> None:
+        self.pair_view.set_raw(self.actions_by_name["toggle_raw"].isChecked())
+
+    def toggle_link(self) -> None:
+        self.settings.link_scrolling = self.actions_by_name["toggle_link"].isChecked()
+        self.pair_view.set_linked(self.settings.link_scrolling)
+        save_settings(self.settings)
+
+    def toggle_blind(self) -> None:
+        self.settings.blind = self.actions_by_name["toggle_blind"].isChecked()
+        save_settings(self.settings)
+        self.refresh_verdicts()
+
+    def focus_search(self) -> None:
+        self.search.setFocus()
+        self.search.selectAll()
+
+    def show_raw_completion(self) -> None:
+        views = self.ctl.verdict_views()
+        texts = [
+            f"--- order {d.order} ({d.status}) ---\n{d.raw_completion or d.error or ''}"
+            for d in (views.judge if views else [])
+        ]
+        show_text(self, "Raw judge completion", "\n\n".join(texts) or "Not judged yet.")
+
+    def show_prompt(self) -> None:
+        try:
+            text = self.ctl.prompt_text()
+        except TiebreakError as exc:
+            text = str(exc)
+        show_text(self, "Prompt sent to the judge", text)
+
+    def help(self) -> None:
+        QMessageBox.information(self, "Keyboard shortcuts", help_text())
+
+    # ---- files ------------------------------------------------------------------------
+    def new_project(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, "New project", str(Path.home()), "Tiebreak projects (*.tiebreak)"
+        )
+        if path:
+            target = Path(path if path.endswith(".tiebreak") else path + ".tiebreak")
+            try:
+                ReviewController.create(target)
+            except TiebreakError as exc:
+                self.error(str(exc))
+                return
+            self.open_path(target)
+
+    def open_project(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open project", str(Path.home()), "Tiebreak projects (*.tiebreak);;All files (*)"
+        )
+        if path:
+            self.open_path(Path(path))
+
+    def import_file(self, path: Path | None = None) -> None:
+        if path is None:
+            chosen, _ = QFileDialog.getOpenFileName(
+                self,
+                "Import pairs",
+                str(Path.home()),
+                "Data (*.csv *.jsonl *.json *.tsv);;All files (*)",
+            )
+            if not chosen:
+                return
+            path = Path(chosen)
+        self.statusBar().showMessage(f"importing {path.name}…")
+        self.runner.start(self.ctl.import_work(path), on_done=self._imported, on_error=self.error)
+
+    def _imported(self, report: Any) -> None:
+        self.statusBar().showMessage(
+            f"imported {report.added:,} pairs ({report.duplicates:,} already there)", 6000
+        )
+        self.reload_list()
+
+    def export_file(self) -> None:
+        from desktop.ui.dialogs import confirm_export
+
+        default = self.ctl.path.with_suffix(".csv")
+        path = confirm_export(self, self.ctl.export_columns(), default)
+        if path is None:
+            return
+        self.runner.start(
+            self.ctl.export_work(path),
+            on_error=self.error,
+            on_done=lambda r: self.statusBar().showMessage(
+                f"exported {r.rows:,} rows to {path}", 8000
+            ),
+        )
+
+    def open_settings(self) -> None:
+        from desktop.ui.settings_dialog import SettingsDialog
+
+        if SettingsDialog(self, self.ctl).exec():
+            self.open_controller(self.ctl)
+
+    def quit(self) -> None:
+        self.close()
+
+    # ---- rubric and profile -----------------------------------------------------------
+    def _rubric_chosen(self, name: str) -> None:
+        if name and name != self.ctl.rubric_name:
+            try:
+                self.ctl.choose_rubric(name)
+            except TiebreakError as exc:
+                self.error(str(exc))
+                return
+            self.verdicts.set_dimensions(self.ctl.dimensions)
+            self.reload_list()
+
+    def _profile_chosen(self, name: str) -> None:
+        if name and name != self.ctl.profile.name:
+            try:
+                self.ctl.choose_profile(name)
+            except TiebreakError as exc:
+                self.error(str(exc))
+                return
+            self.reload_list()
+
+    # ---- window -----------------------------------------------------------------------
+    def error(self, message: str) -> None:
+        QMessageBox.warning(self, "Tiebreak", message)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        for url in event.mimeData().urls():
+            path = Path(url.toLocalFile())
+            if path.suffix.lower() in PROJECT_SUFFIXES:
+                self.open_path(path)
+            elif path.is_file():
+                self.import_file(path)
+
+    def _restore_window(self) -> None:
+        state = QSettings("tiebreak", "tiebreak")
+        geometry = state.value("geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1400, 900)
+
+    def closeEvent(self, event: Any) -> None:
+        QSettings("tiebreak", "tiebreak").setValue("geometry", self.saveGeometry())
+        self.runner.shutdown()
+        self.ctl.save_position()
+        self.ctl.close()
+        super().closeEvent(event)

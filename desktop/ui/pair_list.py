@@ -1,0 +1,121 @@
+"""The pair list: a Qt table model that pages through SQLite as the view scrolls."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+
+from desktop.services.review import ListRow
+
+HEADERS = ("#", "id", "category", "status")
+PAGE = 500
+Index = QModelIndex | QPersistentModelIndex
+
+
+def status_text(row: ListRow) -> str:
+    """J judged, H reviewed by a human, ! judge and human disagree, ~ orders disagree,
+    ? parse failure, E error."""
+    marks = []
+    if row.status == "error":
+        marks.append("E")
+    elif row.status == "parse-failure":
+        marks.append("?")
+    elif row.judged:
+        marks.append("J")
+    if row.reviewed:
+        marks.append("H")
+    if row.disagree:
+        marks.append("!")
+    if row.inconsistent:
+        marks.append("~")
+    return "  ".join(marks)
+
+
+class PairListModel(QAbstractTableModel):
+    """Rows come from ``fetch(after_id, limit)``; only pages the view reaches are loaded."""
+
+    def __init__(self, fetch: Callable[[int, int], list[ListRow]]) -> None:
+        super().__init__()
+        self._fetch = fetch
+        self._rows: list[ListRow] = []
+        self._exhausted = False
+
+    def reset(self, fetch: Callable[[int, int], list[ListRow]] | None = None) -> None:
+        self.beginResetModel()
+        if fetch is not None:
+            self._fetch = fetch
+        self._rows = []
+        self._exhausted = False
+        self.endResetModel()
+        self.fetchMore(QModelIndex())
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return len(HEADERS)
+
+    def canFetchMore(self, parent: Index) -> bool:
+        return not parent.isValid() and not self._exhausted
+
+    def fetchMore(self, parent: Index) -> None:
+        if parent.isValid() or self._exhausted:
+            return
+        after = self._rows[-1].id if self._rows else 0
+        page = self._fetch(after, PAGE)
+        if len(page) < PAGE:
+            self._exhausted = True
+        if page:
+            self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows) + len(page) - 1)
+            self._rows.extend(page)
+            self.endInsertRows()
+
+    def fetch_all_until(self, predicate: Callable[[ListRow], bool], start: int) -> int | None:
+        """The first row index at or after ``start`` matching, loading pages as needed."""
+        index = start
+        while True:
+            while index < len(self._rows):
+                if predicate(self._rows[index]):
+                    return index
+                index += 1
+            if self._exhausted:
+                return None
+            self.fetchMore(QModelIndex())
+
+    def row_at(self, index: int) -> ListRow | None:
+        return self._rows[index] if 0 <= index < len(self._rows) else None
+
+    def index_of(self, pair_id: int) -> int | None:
+        for i, row in enumerate(self._rows):
+            if row.id == pair_id:
+                return i
+        return None
+
+    def replace_row(self, row: ListRow) -> None:
+        i = self.index_of(row.id)
+        if i is not None:
+            self._rows[i] = row
+            self.dataChanged.emit(self.index(i, 0), self.index(i, len(HEADERS) - 1))
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if not index.isValid():
+            return None
+        row = self._rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (row.id, row.external_id or "", row.category or "", status_text(row))[
+                index.column()
+            ]
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() == 3:
+            return status_text.__doc__
+        return None
+
+    def headerData(
+        self,
+        section: int,
+        orientation: Qt.Orientation,
+        role: int = Qt.ItemDataRole.DisplayRole,
+    ) -> object:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return HEADERS[section]
+        return None

@@ -1,0 +1,166 @@
+"""Settings: the reviewer's name, font size, and model profiles with Test connection and
+a key field that saves to the OS keyring (never to a file)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.adapters.keys import key_source, set_key, set_session_key
+from desktop.adapters.profiles_file import load_profiles, save_profile
+from desktop.domain.errors import TiebreakError
+from desktop.domain.profiles import ModelProfile
+from desktop.services.app_settings import save_settings
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, parent: QWidget, session: Any) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.setWindowTitle("Settings")
+        self.reviewer = QLineEdit(session.settings.reviewer)
+        self.reviewer.setPlaceholderText(session.reviewer())
+        self.font_size = QSpinBox()
+        self.font_size.setRange(0, 32)
+        self.font_size.setSpecialValueText("system")
+        self.font_size.setValue(session.settings.font_size)
+        general = QFormLayout()
+        general.addRow("Reviewer name", self.reviewer)
+        general.addRow("Font size", self.font_size)
+
+        self.profiles = load_profiles()
+        self.profile = QComboBox()
+        self.profile.addItems([*self.profiles, "(new profile)"])
+        self.profile.currentTextChanged.connect(self._show_profile)
+        self.name = QLineEdit()
+        self.base_url = QLineEdit()
+        self.model = QLineEdit()
+        self.api_mode = QComboBox()
+        self.api_mode.addItems(["chat", "completions"])
+        self.concurrency = QSpinBox()
+        self.concurrency.setRange(1, 512)
+        self.logprobs = QCheckBox("ask for logprobs (confidence of one-token answers)")
+        self.key = QLineEdit()
+        self.key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key.setPlaceholderText("paste a key to save it in the keyring")
+        self.key_state = QLabel()
+        test = QPushButton("Test connection")
+        test.clicked.connect(self._test)
+        form = QFormLayout()
+        form.addRow("Profile", self.profile)
+        form.addRow("Name", self.name)
+        form.addRow("Base URL", self.base_url)
+        form.addRow("Model", self.model)
+        form.addRow("API mode", self.api_mode)
+        form.addRow("Concurrency", self.concurrency)
+        form.addRow("", self.logprobs)
+        form.addRow("API key", self.key)
+        form.addRow("", self.key_state)
+        form.addRow("", test)
+        box = QGroupBox("Model profiles")
+        box.setLayout(form)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self._save)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(general)
+        layout.addWidget(box)
+        layout.addWidget(buttons)
+        self.profile.setCurrentText(session.profile.name)
+        self._show_profile(self.profile.currentText())
+
+    def _show_profile(self, name: str) -> None:
+        profile = self.profiles.get(name)
+        local = bool(profile and profile.local)
+        self.name.setText(profile.name if profile else "")
+        self.base_url.setText((profile.base_url or "") if profile else "https://api.openai.com/v1")
+        self.model.setText(profile.model if profile else "")
+        self.api_mode.setCurrentText(profile.api_mode if profile else "chat")
+        self.concurrency.setValue(profile.concurrency if profile else 8)
+        self.logprobs.setChecked(profile.logprobs if profile else True)
+        for widget in (self.name, self.base_url, self.model, self.key):
+            widget.setEnabled(not local)
+        self.key_state.setText(
+            "built-in llama.cpp server, no key needed"
+            if local
+            else f"key: {key_source(profile) if profile else 'none'}"
+        )
+
+    def _profile_from_form(self) -> ModelProfile:
+        name = self.name.text().strip()
+        if not name or not self.model.text().strip():
+            raise TiebreakError("a profile needs a name and a model")
+        base = self.profiles.get(name) or ModelProfile(name=name, model=self.model.text().strip())
+        return base.with_changes(
+            model=self.model.text().strip(),
+            base_url=self.base_url.text().strip() or None,
+            api_mode=self.api_mode.currentText(),
+            concurrency=self.concurrency.value(),
+            logprobs=self.logprobs.isChecked(),
+        )
+
+    def _store_key(self, profile: ModelProfile) -> None:
+        key = self.key.text().strip()
+        if not key or profile.local:
+            return
+        try:
+            set_key(profile.name, key)
+        except TiebreakError as exc:
+            answer = QMessageBox.question(
+                self, "No keyring", f"{exc}\n\nKeep the key for this session only?"
+            )
+            if answer == QMessageBox.StandardButton.Yes:
+                set_session_key(profile.name, key)
+        self.key.clear()
+
+    def _test(self) -> None:
+        from desktop.services.connection import test_connection
+
+        try:
+            profile = self._profile_from_form()
+            self._store_key(profile)
+            report = test_connection(profile)
+        except TiebreakError as exc:
+            QMessageBox.warning(self, "Test connection", str(exc))
+            return
+        yes = {True: "yes", False: "no"}
+        QMessageBox.information(
+            self,
+            "Test connection",
+            (
+                f"answers: {yes[report.answers]}\nlogprobs: {yes[report.logprobs]}\n"
+                f"json_schema: {yes[report.json_schema]}\njson_object: {yes[report.json_object]}"
+            ),
+        )
+
+    def _save(self) -> None:
+        try:
+            profile = self._profile_from_form()
+            self._store_key(profile)
+            save_profile(profile)
+            self.session.choose_profile(profile.name)
+        except TiebreakError as exc:
+            QMessageBox.warning(self, "Settings", str(exc))
+            return
+        settings = self.session.settings
+        settings.reviewer = self.reviewer.text().strip()
+        settings.font_size = self.font_size.value()
+        save_settings(settings)
+        self.accept()

@@ -1,0 +1,164 @@
+"""One row per rubric dimension: the judge's verdict, confidence, order-swap agreement,
+the reviewer's A / B / tie, and the final verdict. Keys act on the focused row."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.domain.combine import DimensionView
+from desktop.domain.verdicts import Verdict
+
+CHOICES = (Verdict.A, Verdict.B, Verdict.TIE)
+
+
+@dataclass
+class _Row:
+    name: QLabel
+    judge: QLabel
+    conf: QLabel
+    swap: QLabel
+    group: QButtonGroup
+    final: QLabel
+
+
+HEADINGS = ("dimension", "judge", "conf", "swap", "you", "final")
+
+
+class VerdictPanel(QWidget):
+    verdictChosen = Signal(str, object)  # dimension, Verdict | None
+    noteEdited = Signal(str)
+    showRaw = Signal()
+    showPrompt = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._grid = QGridLayout()
+        self._grid.setHorizontalSpacing(14)
+        self._rows: dict[str, _Row] = {}
+        self._dims: tuple[str, ...] = ()
+        self._focused = 0
+        self._blind = False
+        self.note = QLineEdit()
+        self.note.setPlaceholderText("note on this pair (Enter saves)")
+        self.note.returnPressed.connect(lambda: self.noteEdited.emit(self.note.text()))
+        raw = QPushButton("Raw completion")
+        raw.clicked.connect(self.showRaw.emit)
+        prompt = QPushButton("Prompt")
+        prompt.clicked.connect(self.showPrompt.emit)
+        self.judge_info = QLabel("")
+        self.judge_info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        bottom = QHBoxLayout()
+        bottom.addWidget(QLabel("note:"))
+        bottom.addWidget(self.note, 1)
+        bottom.addWidget(raw)
+        bottom.addWidget(prompt)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addLayout(self._grid)
+        layout.addWidget(self.judge_info)
+        layout.addLayout(bottom)
+
+    @property
+    def dimensions(self) -> tuple[str, ...]:
+        return self._dims
+
+    @property
+    def focused_dimension(self) -> str | None:
+        return self._dims[self._focused] if self._dims else None
+
+    def set_dimensions(self, dims: tuple[str, ...]) -> None:
+        while self._grid.count():
+            item = self._grid.takeAt(0)
+            if item.widget():
+                item.widget().deleteLater()
+        self._rows = {}
+        self._dims = dims
+        self._focused = 0
+        bold = QFont()
+        bold.setBold(True)
+        for col, heading in enumerate(HEADINGS):
+            label = QLabel(heading)
+            label.setFont(bold)
+            self._grid.addWidget(label, 0, col)
+        for r, dim in enumerate(dims, start=1):
+            name = QLabel(dim)
+            judge, conf, swap, final = QLabel("-"), QLabel("-"), QLabel("-"), QLabel("-")
+            buttons = QWidget()
+            box = QHBoxLayout(buttons)
+            box.setContentsMargins(0, 0, 0, 0)
+            group = QButtonGroup(buttons)
+            group.setExclusive(False)
+            for verdict in CHOICES:
+                button = QToolButton()
+                button.setText(verdict.value)
+                button.setCheckable(True)
+                button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+                button.setToolTip(f"{dim}: {verdict.value}")
+                button.clicked.connect(
+                    lambda checked, d=dim, v=verdict: self._clicked(d, v, checked)
+                )
+                group.addButton(button)
+                box.addWidget(button)
+            for col, widget in enumerate((name, judge, conf, swap, buttons, final)):
+                self._grid.addWidget(widget, r, col)
+            self._rows[dim] = _Row(name, judge, conf, swap, group, final)
+        self._grid.setColumnStretch(len(HEADINGS), 1)
+        self._paint_focus()
+
+    def _clicked(self, dim: str, verdict: Verdict, checked: bool) -> None:
+        self._focused = self._dims.index(dim)
+        self._paint_focus()
+        self.verdictChosen.emit(dim, verdict if checked else None)
+
+    def show_views(self, views: dict[str, DimensionView], *, blind: bool = False) -> None:
+        self._blind = blind
+        for dim, row in self._rows.items():
+            view = views.get(dim)
+            hidden = blind and (view is None or view.human is None)
+            judge = view.judge.value if view and view.judge else "-"
+            row.judge.setText("hidden" if hidden and judge != "-" else judge)
+            conf = view.confidence if view else None
+            row.conf.setText("-" if conf is None or hidden else f"{conf:.2f}")
+            swap = {True: "ok", False: "flip", None: "-"}[view.consistent if view else None]
+            row.swap.setText(swap)
+            human = view.human if view else None
+            for button in row.group.buttons():
+                button.setChecked(human is not None and button.text() == human.value)
+            final = view.final if view else None
+            suffix = " (you)" if view and view.human is not None else ""
+            row.final.setText((final.value + suffix) if final and not hidden else "-")
+
+    def move_focus(self, step: int) -> None:
+        if self._dims:
+            self._focused = (self._focused + step) % len(self._dims)
+            self._paint_focus()
+
+    def focus_first(self) -> None:
+        self._focused = 0
+        self._paint_focus()
+
+    def _paint_focus(self) -> None:
+        for i, (dim, row) in enumerate(self._rows.items()):
+            row.name.setText(("▶ " if i == self._focused else "   ") + dim)
+
+
+def separator() -> QFrame:
+    line = QFrame()
+    line.setFrameShape(QFrame.Shape.HLine)
+    line.setFrameShadow(QFrame.Shadow.Sunken)
+    return line

@@ -1,0 +1,477 @@
+"""Benchmark: import 100,000 pairs from JSONL and export them with verdicts to CSV.
+
+Targets (from the issue):
+
+* import: at most 1.3x the wall time of ``sqlite-utils insert DB pairs FILE --nl``
+  loading the same file into a bare table, measured in the same run;
+* export: at most 1.5x the wall time of ``sqlite-utils rows DB pairs --csv`` on the
+  same table of the same project file;
+* peak memory (RSS) of either command under 300 MB.
+
+Every figure is for a whole command in a child process (start-up included), timed with
+``time.perf_counter`` around the child; its peak RSS comes from ``os.wait4``. Prints one
+JSON object on stdout, progress on stderr. Exits non-zero only when something fails (a
+command errors, a row count is wrong), never because a target is missed.
+
+    .venv/bin/python tests/bench/bench_import_export.py            # 100,000 pairs
+    .venv/bin/python tests/bench/bench_import_export.py --quick    # 5,000 pairs, for CI
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from desktop.adapters.store.project import open_project  # noqa: E402
+from desktop.adapters.store.results import insert_results, result_row  # noqa: E402
+from desktop.adapters.store.rubrics import now, record_rubric  # noqa: E402
+from desktop.domain.results import JudgeResult, Order, Status  # noqa: E402
+from desktop.domain.verdicts import Verdict  # noqa: E402
+from desktop.services.exporting import export_columns  # noqa: E402
+
+IMPORT_TARGET = 1.3
+EXPORT_TARGET = 1.5
+MEMORY_TARGET_MB = 300
+SEED = 20240611
+RUBRIC = "precision-correctness"
+JUDGE = "bench-judge-7b"
+DIMENSIONS = ("precision", "correctness", "format", "overall")
+
+# ---------------------------------------------------------------- data generation
+
+_VOCABULARY = (
+    "the model answer explains why water boils at a lower temperature on a mountain"
+    " because air pressure drops with altitude so the vapour pressure needed is reached"
+    " sooner function returns list dictionary index value error handling retries timeout"
+    " cache invalidation consistent hashing latency throughput percentile benchmark"
+    " gradient descent learning rate batch normalisation overfitting regularisation"
+    " photosynthesis chlorophyll mitochondria enzyme protein membrane osmosis"
+    " treaty parliament constitution referendum coalition minister tariff inflation"
+    " recipe butter flour oven minutes simmer garlic onion pepper salt"
+    " café naïve façade résumé über straße smörgåsbord jalapeño crème brûlée"
+    " 東京 データ 模型 回答 質問 ценность ответ вопрос модель ελληνικά λόγος"
+    " therefore however moreover in short for example note that first second finally"
+)
+_WORDS = tuple(_VOCABULARY.split())
+_PUNCT = (".", ".", ".", "?", "!", ";", " —", ":")
+_EXTRAS = (
+    " (≈ 90 °C)",
+    " — see § 3.2",
+    " ✅",
+    " 🙂",
+    " → O(n log n)",
+    " €4.75 × 12 = €57.00",
+    " `x = y + 1`",
+    " **important**",
+    "",
+    "",
+    "",
+    "",
+)
+_MODELS = (
+    "gpt-4o-mini",
+    "claude-3-haiku",
+    "llama-3.1-8b-instruct",
+    "mistral-7b-instruct",
+    "qwen2.5-7b",
+    "gemma-2-9b",
+)
+_CATEGORIES = ("facts", "math", "code", "writing", "reasoning", "summarise", "extract", "chat")
+
+
+def _sentence_pool(rng: random.Random, size: int = 2000) -> list[str]:
+    pool = []
+    for _ in range(size):
+        words = rng.choices(_WORDS, k=rng.randint(6, 18))
+        words[0] = words[0].capitalize()
+        pool.append(" ".join(words) + rng.choice(_EXTRAS) + rng.choice(_PUNCT))
+    return pool
+
+
+def _text(rng: random.Random, pool: list[str], target: int) -> str:
+    parts: list[str] = []
+    size = 0
+    while size < target:
+        s = rng.choice(pool)
+        roll = rng.random()
+        if roll < 0.08:
+            s = "\n\n" + s
+        elif roll < 0.12:
+            s = "\n- " + s
+        parts.append(s)
+        size += len(s) + 1
+    return " ".join(parts)[:target].rstrip()
+
+
+def generate(path: Path, n: int, seed: int = SEED) -> int:
+    """Write ``n`` pairs of about 2 KB each as JSONL; returns the file size in bytes."""
+    rng = random.Random(seed)
+    pool = _sentence_pool(rng)
+    with path.open("w", encoding="utf-8") as fh:
+        for i in range(1, n + 1):
+            a, b = rng.sample(_MODELS, 2)
+            resp_a = _text(rng, pool, rng.randint(650, 900))
+            if rng.random() < 0.03:  # a markdown list answer, which a spreadsheet would misread
+                resp_a = "- " + resp_a
+            record = {
+                "id": f"bench-{i:06d}",
+                "category": rng.choice(_CATEGORIES),
+                "model_a": a,
+                "model_b": b,
+                "instruction": _text(rng, pool, rng.randint(220, 380)),
+                "response_a": resp_a,
+                "response_b": _text(rng, pool, rng.randint(650, 900)),
+            }
+            fh.write(json.dumps(record, ensure_ascii=False))
+            fh.write("\n")
+    return path.stat().st_size
+
+
+# ---------------------------------------------------------------- measuring commands
+
+
+@dataclass
+class Run:
+    seconds: float
+    peak_rss_mb: float
+
+
+class BenchError(Exception):
+    pass
+
+
+# Linux carries a process's peak RSS across fork and exec into the new program's
+# ru_maxrss, so a child forked straight from this (large) process would report at least
+# this process's own peak. A small launcher forks the command instead: what it inherits is
+# the launcher's few MB, less than any Python program needs. The launcher also times the
+# command, so its own start-up is not counted.
+_LAUNCHER = """
+import json, os, sys, time
+report, argv = sys.argv[1], sys.argv[2:]
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(argv[0], argv)
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+seconds = time.perf_counter() - start
+with open(report, "w") as fh:
+    json.dump([seconds, os.waitstatus_to_exitcode(status), usage.ru_maxrss], fh)
+"""
+
+
+def run(cmd: list[str], *, stdout: Path | None = None, label: str) -> Run:
+    """Run one command: its wall time and its own peak RSS (wait4's ru_maxrss)."""
+    fd, err_name = tempfile.mkstemp(prefix="bench-stderr-")
+    os.close(fd)
+    fd, report_name = tempfile.mkstemp(prefix="bench-report-")
+    os.close(fd)
+    err_path, report = Path(err_name), Path(report_name)
+    try:
+        with (
+            err_path.open("wb") as err_fh,
+            stdout.open("wb") if stdout else open(os.devnull, "wb") as out_fh,
+        ):
+            launcher = [sys.executable, "-I", "-S", "-c", _LAUNCHER, str(report), *cmd]
+            # Flush what earlier steps wrote, so no command pays for another's writeback.
+            if hasattr(os, "sync"):
+                os.sync()
+            code = subprocess.call(launcher, stdout=out_fh, stderr=err_fh, cwd=REPO)
+        seconds, exit_code, maxrss = json.loads(report.read_text() or "[0, -1, 0]")
+        if code != 0 or exit_code != 0:
+            tail = err_path.read_text(encoding="utf-8", errors="replace")[-2000:]
+            raise BenchError(f"{label}: exit {exit_code}: {' '.join(cmd)}\n{tail}")
+    finally:
+        err_path.unlink(missing_ok=True)
+        report.unlink(missing_ok=True)
+    # ru_maxrss is in KiB on Linux, bytes on macOS.
+    rss = maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
+    log(f"  {label}: {seconds:.2f} s, peak RSS {rss:.0f} MB")
+    return Run(seconds, rss)
+
+
+def log(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def remove_db(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def best(runs: list[Run]) -> Run:
+    """The fastest time; the highest peak memory (the conservative figure)."""
+    return Run(min(r.seconds for r in runs), max(r.peak_rss_mb for r in runs))
+
+
+# ---------------------------------------------------------------- verdicts (setup, untimed)
+
+
+def add_verdicts(project: Path, n: int) -> dict[str, int]:
+    rng = random.Random(SEED + 1)
+    text = json.dumps({"name": RUBRIC, "dimensions": list(DIMENSIONS), "bench": True})
+    rubric_hash = hashlib.sha256(text.encode()).hexdigest()
+    choices = (Verdict.A, Verdict.B, Verdict.TIE)
+    counts = {"judge_results": 0, "human_verdicts": 0}
+    with open_project(project) as store, store.transaction():
+        record_rubric(
+            store,
+            hash=rubric_hash,
+            name=RUBRIC,
+            title="Precision, correctness and format",
+            dimensions=DIMENSIONS,
+            kind="rubric",
+            text=text,
+        )
+        ids = [r[0] for r in store.conn.execute("SELECT id FROM pairs ORDER BY id")]
+        if len(ids) != n:
+            raise BenchError(f"the project has {len(ids)} pairs, expected {n}")
+        for start in range(0, len(ids), 5000):
+            rows = []
+            for pid in ids[start : start + 5000]:
+                orders = (Order.AB, Order.BA) if pid % 2 == 0 else (Order.AB,)
+                for order in orders:
+                    verdicts = {d: rng.choice(choices) for d in DIMENSIONS}
+                    rows.append(
+                        result_row(
+                            JudgeResult(
+                                pair_id=pid,
+                                rubric_hash=rubric_hash,
+                                rubric_name=RUBRIC,
+                                judge_model=JUDGE,
+                                settings_hash="bench",
+                                order=order,
+                                status=Status.OK if rng.random() > 0.01 else Status.PARSE_FAILURE,
+                                verdicts=verdicts,
+                                confidence={d: round(rng.random(), 3) for d in DIMENSIONS},
+                                raw_completion=", ".join(v.value for v in verdicts.values()),
+                                latency_ms=rng.uniform(200, 3000),
+                                prompt_tokens=rng.randint(500, 900),
+                                completion_tokens=rng.randint(4, 40),
+                            )
+                        )
+                    )
+            insert_results(store.conn, rows)
+            counts["judge_results"] += len(rows)
+        stamp = now()
+        human = []
+        for pid in rng.sample(ids, max(1, n // 10)):
+            for dim in rng.sample(("overall", "correctness"), rng.randint(1, 2)):
+                human.append(
+                    (pid, RUBRIC, dim, rng.choice(choices).value, "reviewer-1", None, None, stamp)
+                )
+        store.conn.executemany(
+            "INSERT INTO human_verdicts"
+            "(pair_id, rubric_name, dimension, verdict, reviewer, note, mode, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            human,
+        )
+        counts["human_verdicts"] = len(human)
+    return counts
+
+
+# ---------------------------------------------------------------- checks
+
+
+def count_pairs(project: Path) -> int:
+    with open_project(project, readonly=True) as store:
+        return store.conn.execute("SELECT count(*) FROM pairs").fetchone()[0]
+
+
+def check_export(path: Path, n: int) -> None:
+    expected = list(export_columns(DIMENSIONS))
+    rows = judged = humans = 0
+    with path.open(encoding="utf-8", newline="") as fh:
+        reader = csv.reader(fh)
+        header = next(reader, None)
+        if header != expected:
+            raise BenchError(f"{path}: header {header} is not {expected}")
+        model, human = header.index("overall_model"), header.index("overall_human")
+        for row in reader:
+            if len(row) != len(header):
+                raise BenchError(f"{path} row {rows + 1}: {len(row)} cells, not {len(header)}")
+            rows += 1
+            judged += bool(row[model])
+            humans += bool(row[human])
+    if rows != n:
+        raise BenchError(f"{path}: {rows} data rows, expected {n}")
+    if judged < n * 0.95 or humans == 0:
+        raise BenchError(f"{path}: only {judged} judged rows and {humans} human verdicts")
+
+
+def count_csv_rows(path: Path) -> int:
+    with path.open(encoding="utf-8", newline="") as fh:
+        return sum(1 for _ in csv.reader(fh)) - 1
+
+
+# ---------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--pairs", type=int, default=100_000)
+    parser.add_argument("--quick", action="store_true", help="5,000 pairs, for CI")
+    parser.add_argument("--out", type=Path, help="working folder (default: a temporary one)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per command; the min counts")
+    args = parser.parse_args(argv)
+    n = 5000 if args.quick else args.pairs
+    repeat = max(1, args.repeat)
+
+    py = sys.executable
+    sqlite_utils = Path(py).parent / "sqlite-utils"
+    if not sqlite_utils.exists():
+        found = shutil.which("sqlite-utils")
+        if not found:
+            log("sqlite-utils CLI not found")
+            return 2
+        sqlite_utils = Path(found)
+
+    work = args.out or Path(tempfile.mkdtemp(prefix="tiebreak-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    data, ref_db, project = work / "pairs.jsonl", work / "ref.db", work / "bench.tiebreak"
+    ref_csv, our_csv = work / "ref.csv", work / "export.csv"
+    try:
+        log(f"generating {n:,} pairs in {data}")
+        start = time.perf_counter()
+        size = generate(data, n)
+        took = time.perf_counter() - start
+        log(f"  {size / 1e6:.1f} MB ({size / n:.0f} bytes a pair) in {took:.1f} s")
+
+        startup = best([run([py, "-c", "pass"], label="python -c pass") for _ in range(3)])
+        su_startup = best(
+            [
+                run([str(sqlite_utils), "--version"], label="sqlite-utils --version")
+                for _ in range(3)
+            ]
+        )
+
+        ref_imports, new_runs, our_imports = [], [], []
+        for i in range(repeat):
+            log(f"import, run {i + 1}/{repeat}")
+            remove_db(ref_db)
+            ref_imports.append(
+                run(
+                    [str(sqlite_utils), "insert", str(ref_db), "pairs", str(data), "--nl"],
+                    label="sqlite-utils insert --nl",
+                )
+            )
+            remove_db(project)
+            new_runs.append(run([py, "-m", "desktop", "new", str(project)], label="tiebreak new"))
+            our_imports.append(
+                run(
+                    [py, "-m", "desktop", "import", str(project), str(data)],
+                    label="tiebreak import",
+                )
+            )
+        project_mb = project.stat().st_size / 1e6
+        imported = count_pairs(project)
+        if imported != n:
+            raise BenchError(f"tiebreak import made {imported} pairs, expected {n}")
+
+        log("adding judge results and human verdicts (untimed)")
+        start = time.perf_counter()
+        added = add_verdicts(project, n)
+        log(f"  {added} in {time.perf_counter() - start:.1f} s")
+
+        ref_exports, our_exports = [], []
+        for i in range(repeat):
+            log(f"export, run {i + 1}/{repeat}")
+            ref_exports.append(
+                run(
+                    [str(sqlite_utils), "rows", str(project), "pairs", "--csv"],
+                    stdout=ref_csv,
+                    label="sqlite-utils rows --csv",
+                )
+            )
+            our_exports.append(
+                run(
+                    [
+                        py,
+                        "-m",
+                        "desktop",
+                        "export",
+                        str(project),
+                        str(our_csv),
+                        "--rubric",
+                        RUBRIC,
+                    ],
+                    label="tiebreak export",
+                )
+            )
+        check_export(our_csv, n)
+        ref_rows = count_csv_rows(ref_csv)
+        if ref_rows != n:
+            raise BenchError(f"sqlite-utils rows wrote {ref_rows} rows, expected {n}")
+
+        ref_imp, new, our_imp = best(ref_imports), best(new_runs), best(our_imports)
+        ref_exp, our_exp = best(ref_exports), best(our_exports)
+        import_ratio = our_imp.seconds / ref_imp.seconds
+        export_ratio = our_exp.seconds / ref_exp.seconds
+        result = {
+            "pairs": n,
+            "repeat": repeat,
+            "jsonl_mb": round(size / 1e6, 1),
+            "import": {
+                "tiebreak_s": round(our_imp.seconds, 3),
+                "sqlite_utils_insert_s": round(ref_imp.seconds, 3),
+                "ratio": round(import_ratio, 3),
+                "target_ratio": IMPORT_TARGET,
+                "tiebreak_new_s": round(new.seconds, 3),
+                "ratio_including_new": round((our_imp.seconds + new.seconds) / ref_imp.seconds, 3),
+                "tiebreak_peak_rss_mb": round(our_imp.peak_rss_mb, 1),
+                "reference_peak_rss_mb": round(ref_imp.peak_rss_mb, 1),
+                "project_mb": round(project_mb, 1),
+                "reference_db_mb": round(ref_db.stat().st_size / 1e6, 1),
+            },
+            "export": {
+                "tiebreak_s": round(our_exp.seconds, 3),
+                "sqlite_utils_rows_csv_s": round(ref_exp.seconds, 3),
+                "ratio": round(export_ratio, 3),
+                "target_ratio": EXPORT_TARGET,
+                "tiebreak_peak_rss_mb": round(our_exp.peak_rss_mb, 1),
+                "reference_peak_rss_mb": round(ref_exp.peak_rss_mb, 1),
+                "judge_results": added["judge_results"],
+                "human_verdicts": added["human_verdicts"],
+                "csv_mb": round(our_csv.stat().st_size / 1e6, 1),
+            },
+            "memory_target_mb": MEMORY_TARGET_MB,
+            "meets_targets": {
+                "import_time": import_ratio <= IMPORT_TARGET,
+                "export_time": export_ratio <= EXPORT_TARGET,
+                "import_memory": our_imp.peak_rss_mb < MEMORY_TARGET_MB,
+                "export_memory": our_exp.peak_rss_mb < MEMORY_TARGET_MB,
+            },
+            "python_startup_s": round(startup.seconds, 3),
+            "sqlite_utils_startup_s": round(su_startup.seconds, 3),
+            "tiebreak_new_s": round(new.seconds, 3),
+        }
+    except BenchError as exc:
+        log(f"bench failed: {exc}")
+        return 1
+    finally:
+        if args.out is None:
+            shutil.rmtree(work, ignore_errors=True)
+    sys.stdout.write(json.dumps(result, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,50 @@
+"""Shared fixtures: the real data folder (skipped where absent) and a per-test user dir."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import keyring
+import pytest
+
+from tests.keyring_backends import MemoryKeyring
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+SEEDS = SHARED / "seeds"
+ALPACA = SHARED / "data" / "alpaca_farm_ppo_human_vs_gpt4_annotations.json"
+
+
+@pytest.fixture
+def seeds_dir() -> Path:
+    if not SEEDS.is_dir():
+        pytest.skip("../shared/seeds is not beside this checkout")
+    return SEEDS
+
+
+@pytest.fixture
+def alpaca_file() -> Path:
+    if not ALPACA.is_file():
+        pytest.skip("../shared/data is not beside this checkout")
+    return ALPACA
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring() -> MemoryKeyring:
+    """Every test gets a fresh in-memory keyring; the real keychain is never touched."""
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    return backend
+
+
+@pytest.fixture(autouse=True)
+def _user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point config and data directories at a temporary folder, so no test touches $HOME."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("TIEBREAK_CONFIG_DIR", str(home / "config"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg-config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "xdg-data"))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "tests.keyring_backends.MemoryKeyring")

@@ -1,0 +1,38 @@
+"""Small builders shared by tests: project files with real data, table dumps."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from desktop.adapters.store import open_project
+from desktop.adapters.store.project import ProjectStore
+
+
+def new_project(tmp_path: Path, name: str = "p.tiebreak") -> Path:
+    path = tmp_path / name
+    open_project(path, create=True).close()
+    return path
+
+
+def table_digest(path: Path) -> str:
+    """A digest of every row of every table, to prove a failed operation changed nothing."""
+    with open_project(path, readonly=True) as store:
+        return store_digest(store)
+
+
+def store_digest(store: ProjectStore) -> str:
+    digest = hashlib.sha256()
+    for table in sorted(store.db.table_names()):
+        for row in store.conn.execute(f"SELECT * FROM [{table}] ORDER BY rowid"):
+            digest.update(json.dumps(row, default=str).encode())
+    return digest.hexdigest()
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+    )
+    return path

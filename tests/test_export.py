@@ -1,0 +1,230 @@
+"""Exporting: columns, verdict combination, formula safety, atomic writes."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from desktop.adapters.formats.cells import safe_cell
+from desktop.adapters.store import open_project
+from desktop.adapters.store.human import add_verdict
+from desktop.adapters.store.results import save_result
+from desktop.adapters.store.rubrics import record_rubric
+from desktop.domain.errors import TiebreakError
+from desktop.domain.results import JudgeResult, Order, Status
+from desktop.domain.verdicts import Verdict
+from desktop.services.exporting import export_project
+from desktop.services.importing import import_file
+from tests.helpers import new_project, write_jsonl
+
+DIMS = ("precision", "overall")
+
+
+def _project_with_verdicts(tmp_path: Path) -> Path:
+    path = new_project(tmp_path)
+    rows = [
+        {"id": f"p{i}", "instruction": f"q{i}", "output_1": f"a{i}", "output_2": f"b{i}"}
+        for i in range(4)
+    ]
+    rows[3]["output_1"] = '=HYPERLINK("http://x")'
+    rows[3]["output_2"] = "  @SUM(1)"
+    with open_project(path) as store:
+        import_file(store, write_jsonl(tmp_path / "d.jsonl", rows))
+        with store.transaction():
+            record_rubric(
+                store, hash="h1", name="r", title="R", dimensions=DIMS, kind="rubric", text="..."
+            )
+
+        def result(
+            pid: int, order: Order, status: Status = Status.OK, **verdicts: str
+        ) -> JudgeResult:
+            return JudgeResult(
+                pair_id=pid,
+                rubric_hash="h1",
+                rubric_name="r",
+                judge_model="m",
+                settings_hash="s",
+                order=order,
+                status=status,
+                verdicts={d: Verdict(v) for d, v in verdicts.items()},
+                confidence={"overall": 0.9} if verdicts else {},
+                raw_completion="raw",
+            )
+
+        save_result(store, result(1, Order.AB, precision="A", overall="A"))
+        save_result(store, result(2, Order.AB, precision="A", overall="B"))
+        save_result(store, result(2, Order.BA, precision="B", overall="B"))  # precision flips
+        save_result(store, result(3, Order.AB, Status.PARSE_FAILURE))
+        add_verdict(
+            store,
+            pair_id=1,
+            rubric_name="r",
+            dimension="overall",
+            verdict=Verdict.B,
+            reviewer="ann",
+            note="B is right",
+        )
+        add_verdict(
+            store,
+            pair_id=2,
+            rubric_name="r",
+            dimension="precision",
+            verdict=Verdict.A,
+            reviewer="ann",
+        )
+        add_verdict(
+            store, pair_id=2, rubric_name="r", dimension="precision", verdict=None, reviewer="ann"
+        )  # withdrawn: the judge's verdict counts again
+    return path
+
+
+def test_csv_columns_and_verdicts(tmp_path: Path) -> None:
+    path = _project_with_verdicts(tmp_path)
+    out = tmp_path / "out.csv"
+    with open_project(path) as store:
+        report = export_project(store, out)
+    assert (report.rows, report.rubric, report.judge_model) == (4, "r", "m")
+    with out.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0])[:13] == [
+        "id",
+        "external_id",
+        "instruction",
+        "response_a",
+        "response_b",
+        "reference",
+        "source",
+        "model_a",
+        "model_b",
+        "category",
+        "rubric",
+        "judge_model",
+        "judge_status",
+    ]
+    assert "overall_consistent" in rows[0]
+    one, two, three, four = rows
+    assert (one["overall_model"], one["overall_human"], one["overall_final"]) == ("A", "B", "B")
+    assert (one["overall_confidence"], one["overall_consistent"]) == ("0.9", "")
+    assert (two["precision_model"], two["precision_consistent"], two["precision_final"]) == (
+        "tie",
+        "no",
+        "tie",
+    )
+    assert (two["overall_model"], two["overall_consistent"], two["overall_human"]) == (
+        "B",
+        "yes",
+        "",
+    )
+    assert (three["judge_status"], three["overall_model"], three["overall_final"]) == (
+        "parse-failure",
+        "",
+        "",
+    )
+    assert (four["judge_status"], four["judge_model"], four["overall_final"]) == ("", "", "")
+    assert four["response_a"] == '\'=HYPERLINK("http://x")'
+    assert four["response_b"] == "'  @SUM(1)"
+
+
+def test_jsonl_export_keeps_types(tmp_path: Path) -> None:
+    path = _project_with_verdicts(tmp_path)
+    out = tmp_path / "out.jsonl"
+    with open_project(path) as store:
+        export_project(store, out, fmt="jsonl")
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert rows[0]["overall_confidence"] == 0.9
+    assert rows[3]["response_a"] == '=HYPERLINK("http://x")'
+
+
+def test_export_opens_in_pandas_if_available(tmp_path: Path) -> None:
+    pd = pytest.importorskip("pandas")
+    path = _project_with_verdicts(tmp_path)
+    out = tmp_path / "out.csv"
+    with open_project(path) as store:
+        export_project(store, out)
+    frame = pd.read_csv(out, keep_default_na=False)
+    assert len(frame) == 4 and frame.loc[0, "overall_final"] == "B"
+
+
+def test_failed_export_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _project_with_verdicts(tmp_path)
+    out = tmp_path / "out.csv"
+    out.write_text("old content")
+
+    def boom(value: str) -> str:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr("desktop.services.exporting.safe_cell", boom)
+    with open_project(path) as store, pytest.raises(RuntimeError):
+        export_project(store, out)
+    assert out.read_text() == "old content"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out.csv")] == []
+
+
+def test_several_rubrics_need_a_choice(tmp_path: Path) -> None:
+    path = _project_with_verdicts(tmp_path)
+    with open_project(path) as store:
+        add_verdict(
+            store,
+            pair_id=1,
+            rubric_name="other",
+            dimension="overall",
+            verdict=Verdict.A,
+            reviewer="ann",
+        )
+        with pytest.raises(TiebreakError, match="several rubrics"):
+            export_project(store, tmp_path / "x.csv")
+        with pytest.raises(TiebreakError, match="no verdicts for rubric 'nope'"):
+            export_project(store, tmp_path / "x.csv", rubric="nope")
+        assert export_project(store, tmp_path / "x.csv", rubric="other").rows == 4
+
+
+def test_alpaca_round_trip_gives_805_rows(tmp_path: Path, alpaca_file: Path) -> None:
+    path = new_project(tmp_path)
+    out = tmp_path / "alpaca.csv"
+    with open_project(path) as store:
+        import_file(store, alpaca_file)
+        export_project(store, out)
+    with out.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 805
+    finals = [r["overall_final"] for r in rows]
+    assert (finals.count("A"), finals.count("B"), finals.count("tie")) == (469, 328, 8)
+    assert {r["judge_model"] for r in rows} == {"alpaca_eval_gpt4"}
+
+
+@pytest.mark.parametrize(
+    ("cell", "expected"),
+    [
+        ("=1+1", "'=1+1"),
+        ("+A1", "'+A1"),
+        ("-A1", "'-A1"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\tx", "'\tx"),
+        ("\rx", "'\rx"),
+        ("\nx", "'\nx"),
+        ("   =cmd", "'   =cmd"),
+        ("-5", "-5"),
+        ("+1.5e3", "+1.5e3"),
+        (" 42", " 42"),
+        ("plain", "plain"),
+        ("", ""),
+        ("a=b", "a=b"),
+        ("   ", "   "),
+    ],
+)
+def test_safe_cell(cell: str, expected: str) -> None:
+    assert safe_cell(cell) == expected
+
+
+@given(st.text())
+def test_no_cell_starts_a_formula(text: str) -> None:
+    cell = safe_cell(text)
+    stripped = cell.lstrip(" ")
+    if stripped[:1] in ("=", "+", "-", "@", "\t", "\r", "\n"):
+        float(stripped)  # only a plain number may start that way
+    assert cell in (text, "'" + text)

@@ -1,0 +1,144 @@
+"""The project file: creation, migrations, and refusing every kind of unfit file."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from desktop.adapters.store import open_project
+from desktop.adapters.store.migrations import APPLICATION_ID
+from desktop.domain.errors import ProjectError
+
+
+def _snapshot(path: Path) -> bytes:
+    return path.read_bytes()
+
+
+def test_new_project_is_wal_and_versioned(tmp_path: Path) -> None:
+    path = tmp_path / "p.tiebreak"
+    with open_project(path, create=True) as store:
+        assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert store.conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+        assert {"pairs", "rubrics", "judge_results", "human_verdicts", "settings"} <= set(
+            store.db.table_names()
+        )
+    with open_project(path) as store:  # reopening applies nothing new
+        applied = store.conn.execute("SELECT name FROM _sqlite_migrations").fetchall()
+        assert [r[0] for r in applied] == ["m001_initial"]
+
+
+def test_new_refuses_existing_file(tmp_path: Path) -> None:
+    path = tmp_path / "p.tiebreak"
+    path.write_text("keep me")
+    with pytest.raises(ProjectError, match="already exists"):
+        open_project(path, create=True)
+    assert path.read_text() == "keep me"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "not a Tiebreak project"),
+        (b"pair,instruction\n1,hello\n", "not an SQLite database"),
+        (b"SQLite format 3\x00" + b"\x00" * 200, "damaged"),
+    ],
+)
+def test_unfit_files_are_refused_unchanged(tmp_path: Path, content: bytes, message: str) -> None:
+    path = tmp_path / "bad.tiebreak"
+    path.write_bytes(content)
+    with pytest.raises(ProjectError, match=message) as info:
+        open_project(path)
+    assert "\n" not in str(info.value)
+    assert path.read_bytes() == content
+    assert not Path(f"{path}-wal").exists()
+
+
+def test_foreign_sqlite_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE t (x)")
+    conn.commit()
+    conn.close()
+    before = _snapshot(path)
+    with pytest.raises(ProjectError, match="another program"):
+        open_project(path)
+    assert _snapshot(path) == before
+
+
+def test_missing_project_names_the_fix(tmp_path: Path) -> None:
+    with pytest.raises(ProjectError, match="tiebreak new"):
+        open_project(tmp_path / "nope.tiebreak")
+
+
+def test_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "p.tiebreak"
+    open_project(path, create=True).close()
+    conn = sqlite3.connect(path)
+    conn.execute(
+        "INSERT INTO _sqlite_migrations(migration_set, name, applied_at)"
+        " VALUES ('tiebreak', 'm999_from_the_future', 'x')"
+    )
+    conn.commit()
+    conn.close()
+    with pytest.raises(ProjectError, match="newer Tiebreak"):
+        open_project(path)
+
+
+@pytest.mark.skipif(
+    hasattr(os, "geteuid") and os.geteuid() == 0, reason="root ignores file permissions"
+)
+def test_read_only_file_is_refused_for_writing(tmp_path: Path) -> None:
+    path = tmp_path / "p.tiebreak"
+    open_project(path, create=True).close()
+    path.chmod(stat.S_IRUSR)
+    with pytest.raises(ProjectError, match="read-only"):
+        open_project(path)
+
+
+def test_read_only_file_is_refused_for_writing_even_as_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "p.tiebreak"
+    open_project(path, create=True).close()
+    real_access = os.access
+    monkeypatch.setattr(
+        os,
+        "access",
+        lambda p, mode: False if mode == os.W_OK and Path(p) == path else real_access(p, mode),
+    )
+    with pytest.raises(ProjectError, match="read-only"):
+        open_project(path)
+
+
+def test_locked_by_another_writer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "p.tiebreak"
+    open_project(path, create=True).close()
+    monkeypatch.setattr("desktop.adapters.store.project.BUSY_TIMEOUT_MS", 100)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys, time\n"
+            f"c = sqlite3.connect({str(path)!r}, isolation_level=None)\n"
+            "c.execute('BEGIN IMMEDIATE'); c.execute(\"INSERT INTO settings VALUES ('k', 'v')\")\n"
+            "print('locked', flush=True); time.sleep(30)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        with open_project(path) as store, pytest.raises(ProjectError, match="locked by another"):
+            store.set_setting("position", "3")
+    finally:
+        holder.kill()
+        holder.wait()
+    with open_project(path) as store:
+        assert store.get_setting("position") is None
+        assert store.get_setting("k") is None  # the other writer never committed
