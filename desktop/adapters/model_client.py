@@ -17,9 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import openai
+from openai.types import Completion as TextCompletion
+from openai.types.chat import ChatCompletion
 
 from desktop.domain.requests import ModelRequest
 
+DEFAULT_BACKOFF = 0.5  # seconds before the first retry; doubles with each further one
 MAX_BACKOFF = 30.0
 MAX_RETRY_AFTER = 120.0
 
@@ -59,7 +62,7 @@ class ModelClient:
         *,
         timeout: float,
         max_retries: int,
-        backoff: float = 0.5,
+        backoff: float = DEFAULT_BACKOFF,
     ) -> None:
         self.base_url = base_url
         self.timeout = timeout
@@ -76,10 +79,11 @@ class ModelClient:
         await self._client.close()
 
     async def list_models(self) -> list[str]:
+        limit = min(self.timeout, 15.0)
         try:
-            page = await asyncio.wait_for(self._client.models.list(), timeout=min(self.timeout, 15))
+            page = await asyncio.wait_for(self._client.models.list(), timeout=limit)
         except Exception as exc:
-            raise _classify(exc, self.base_url, self.timeout)[0] from None
+            raise _classify(exc, self.base_url, limit)[0] from None
         return [m.id for m in page.data]
 
     async def complete(self, request: ModelRequest) -> Completion:
@@ -88,7 +92,9 @@ class ModelClient:
         while True:
             attempt += 1
             try:
-                response = await asyncio.wait_for(self._send(request), timeout=self.timeout)
+                # asyncio.timeout, not wait_for: no extra task per request on the hot path.
+                async with asyncio.timeout(self.timeout):
+                    response = await self._send(request)
                 return completion_from_response(
                     request.api_mode,
                     response,
@@ -106,21 +112,38 @@ class ModelClient:
                         )
                     raise error from None
                 delay = wait if wait is not None else self.backoff * 2 ** (attempt - 1)
-                await asyncio.sleep(min(delay, MAX_RETRY_AFTER) * (1 + random.random() * 0.1))
+                delay = min(delay, MAX_RETRY_AFTER if wait is not None else MAX_BACKOFF)
+                await asyncio.sleep(delay * (1 + random.random() * 0.1))
 
     async def _send(self, request: ModelRequest) -> Any:
-        body = request.body()
+        """POST exactly ``request.body()`` through the client's documented ``post``: the same
+        auth, headers, connection pool, errors and response types as ``create(**body)``,
+        without ``create``'s walk of the whole body against its parameter types (long
+        prompts included), the costliest step on the client's side of a judge call. It also
+        sends a completions ``response_format`` (llama.cpp and vLLM take one) as is."""
         if request.api_mode == "chat":
-            return await self._client.chat.completions.create(**body)
-        return await self._client.completions.create(**body)
+            return await self._client.post(
+                "/chat/completions", body=request.body(), cast_to=ChatCompletion
+            )
+        return await self._client.post("/completions", body=request.body(), cast_to=TextCompletion)
 
 
 def completion_from_response(
     api_mode: str, response: Any, *, latency_ms: float | None = None, attempts: int = 1
 ) -> Completion:
-    """The text, logprobs and usage of a chat or completions response object."""
+    """The text, logprobs and usage of a chat or completions response object; ``ValueError``
+    when it is not shaped like one."""
     if not getattr(response, "choices", None):
         raise _Garbage("the answer has no choices")
+    try:
+        return _completion(api_mode, response, latency_ms, attempts)
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise _Garbage(f"the answer is not shaped like a completion ({_short(exc)})") from None
+
+
+def _completion(
+    api_mode: str, response: Any, latency_ms: float | None, attempts: int
+) -> Completion:
     choice = response.choices[0]
     positions: list[tuple[tuple[str, float], ...]] = []
     if api_mode == "chat":
@@ -147,8 +170,8 @@ def completion_from_response(
     )
 
 
-class _Garbage(Exception):
-    pass
+class _Garbage(ValueError):
+    """An answer that is not a completion."""
 
 
 def _classify(
@@ -207,9 +230,7 @@ def _classify(
             True,
             None,
         )
-    if isinstance(
-        exc, (openai.APIResponseValidationError, _Garbage, ValueError, TypeError, AttributeError)
-    ):
+    if isinstance(exc, (openai.APIResponseValidationError, ValueError)):  # _Garbage, bad JSON
         return (
             ModelCallError(f"unreadable answer from {base_url}: {_short(exc)}", kind="garbage"),
             True,

@@ -84,6 +84,44 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rubric")
     p.add_argument("--note")
     p.add_argument("--reviewer", help="default: $TIEBREAK_REVIEWER or the login name")
+
+    p = sub.add_parser(
+        "stats", help="agreement figures: judge against reviewers, reviewers among themselves"
+    )
+    p.add_argument("project", type=Path)
+    p.add_argument("--rubric", help="default: every rubric with verdicts")
+    p.add_argument("--judge-model", help="whose judge verdicts (default: the latest used)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--compare-rubric",
+        metavar="RUBRIC",
+        help="instead: which verdicts flip between --rubric and this rubric",
+    )
+    p.add_argument(
+        "--compare-model",
+        metavar="MODEL",
+        help="instead: which verdicts flip between --judge-model and this judge",
+    )
+    p.add_argument("--limit", type=int, default=20, help="flips to list (default 20; JSON: all)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals")
+
+    p = sub.add_parser(
+        "merge", help="merge another reviewer's verdicts from their project or an exported CSV"
+    )
+    p.add_argument("project", type=Path)
+    p.add_argument("other", type=Path, help="a .tiebreak file, or a CSV/JSONL from 'export'")
+    p.add_argument("--reviewer", help="who reviewed an exported file (default: its file name)")
+    p.add_argument("--rubric", help="for an exported file: default its 'rubric' column")
+
+    p = sub.add_parser("queue", help="list pairs in the order a human look is worth most")
+    p.add_argument("project", type=Path)
+    p.add_argument("--rubric")
+    p.add_argument("--judge-model", help="whose judge verdicts (default: the latest used)")
+    p.add_argument("--reviewer", help="count only this reviewer's verdicts as reviewed")
+    p.add_argument("--low-confidence", type=float, default=0.7, metavar="P")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--json", action="store_true")
+
     from desktop.cli.judge_parsers import add_parsers
 
     add_parsers(sub)
@@ -102,6 +140,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         name = "cmd_" + args.command.replace("-", "_")
         handler = getattr(commands, name, None)
+        if handler is None:
+            from desktop.cli import stats_commands
+
+            handler = getattr(stats_commands, name, None)
         if handler is None:  # the judge engine's commands load openai: only when asked for
             from desktop.cli import judge_commands
 

@@ -48,16 +48,22 @@ class ExportReport:
     columns: tuple[str, ...]
 
 
+def require_rubric(store: ProjectStore, rubric: str, names: list[str] | None = None) -> str:
+    """The rubric named, if the project knows it; else one line naming the ones it has."""
+    names = rubric_names(store) if names is None else names
+    if rubric not in names and latest_rubric(store, rubric) is None:
+        known = ", ".join(names) or "none yet"
+        raise TiebreakError(
+            f"{store.path}: no verdicts for rubric {rubric!r} (rubrics with verdicts: {known})"
+        )
+    return rubric
+
+
 def choose_rubric(store: ProjectStore, rubric: str | None) -> str | None:
     """The rubric to export: the one named, else the project's only one, else none."""
     names = rubric_names(store)
     if rubric is not None:
-        if rubric not in names and latest_rubric(store, rubric) is None:
-            known = ", ".join(names) or "none yet"
-            raise TiebreakError(
-                f"{store.path}: no verdicts for rubric {rubric!r} (rubrics with verdicts: {known})"
-            )
-        return rubric
+        return require_rubric(store, rubric, names)
     if len(names) > 1:
         raise TiebreakError(
             f"{store.path}: verdicts for several rubrics ({', '.join(names)});"

@@ -17,7 +17,6 @@ from desktop.domain.chat_formats import format_prompt
 from desktop.domain.errors import TiebreakError
 from desktop.domain.pairs import Pair
 from desktop.domain.profiles import ModelProfile
-from desktop.domain.render import render
 from desktop.domain.verdicts import Verdict
 from desktop.services import review, rubric_catalog
 from desktop.services.app_settings import AppSettings
@@ -26,7 +25,7 @@ from desktop.services.overrides import default_reviewer, override
 from desktop.services.project_rubrics import dimensions_for, find_rubric
 
 Work = Callable[[Callable[[Any], None], threading.Event], Any]
-DEFAULT_RUBRIC = "href-four"
+DEFAULT_RUBRIC = "just-eval"  # constrained JSON: every verdict parses, even from the local model
 
 
 class ReviewSession:
@@ -138,6 +137,8 @@ class ReviewSession:
     def prompt_text(self) -> str:
         if self.current is None:
             return ""
+        from desktop.domain.render import render  # Jinja2 loads only when a prompt is shown
+
         rubric = find_rubric(self.store, self.rubric_name)
         messages = render(rubric, self.current)
         if self.profile.api_mode == "completions":
@@ -204,6 +205,28 @@ class ReviewSession:
                     options=JobOptions(swap=swap, pair_ids=pair_ids),
                 )
                 return job.run(progress=lambda state: progress(_copy(state)), cancel=cancel)
+
+        return work
+
+    def stats_work(self) -> Work:
+        path, rubric, model = self.path, self.rubric_name, self.judge_model
+
+        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
+            from desktop.services.stats import rubric_stats
+
+            with open_project(path, readonly=True) as store:
+                return rubric_stats(store, rubric, model)
+
+        return work
+
+    def queue_work(self) -> Work:
+        path, rubric, model, reviewer = self.path, self.rubric_name, self.judge_model, None
+
+        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
+            from desktop.services.review_queue import review_queue
+
+            with open_project(path, readonly=True) as store:
+                return review_queue(store, rubric, model, reviewer=reviewer)
 
         return work
 

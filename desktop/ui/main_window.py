@@ -6,11 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence, QUndoStack
+from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -30,17 +29,18 @@ from desktop.services.app_settings import AppSettings, save_settings
 from desktop.services.review import FILTERS
 from desktop.services.session import ReviewSession as ReviewController
 from desktop.ui.dialogs import show_text
-from desktop.ui.pair_list import PairListModel
+from desktop.ui.file_actions import FileActions
+from desktop.ui.judge_actions import JudgeActions
+from desktop.ui.pair_list import COLUMN_WIDTHS, PairListModel
 from desktop.ui.pair_view import PairView
+from desktop.ui.review_tools import ReviewTools
 from desktop.ui.shortcuts import SHORTCUTS, help_text
 from desktop.ui.undo import VerdictCommand
 from desktop.ui.verdict_panel import VerdictPanel
 from desktop.ui.workers import TaskRunner
 
-PROJECT_SUFFIXES = (".tiebreak", ".db", ".sqlite")
 
-
-class MainWindow(QMainWindow):
+class MainWindow(FileActions, JudgeActions, ReviewTools, QMainWindow):
     def __init__(self, controller: ReviewController, settings: AppSettings) -> None:
         super().__init__()
         self.ctl = controller
@@ -48,9 +48,11 @@ class MainWindow(QMainWindow):
         self.runner = TaskRunner(self)
         self.undo_stack = QUndoStack(self)
         self.job = None
+        self._closed = False
         self.setAcceptDrops(True)
         self.setWindowTitle("Tiebreak")
         self._build()
+        self._build_review_tools()
         self._build_actions()
         self._restore_window()
         self.open_controller(controller)
@@ -72,8 +74,13 @@ class MainWindow(QMainWindow):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        # Fixed sizes: sizing to contents would read every loaded row on each change.
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        for column, width in enumerate(COLUMN_WIDTHS):
+            self.table.setColumnWidth(column, width)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.selectionModel().currentRowChanged.connect(
             lambda cur, _: self._row_chosen(cur.row())
         )
@@ -106,7 +113,7 @@ class MainWindow(QMainWindow):
         self.rubric_box.currentTextChanged.connect(self._rubric_chosen)
         self.profile_box = QComboBox()
         self.profile_box.currentTextChanged.connect(self._profile_chosen)
-        corner = QWidget()
+        corner = self.corner = QWidget(self)  # kept: setCornerWidget does not take ownership
         corner_layout = QHBoxLayout(corner)
         corner_layout.setContentsMargins(0, 0, 6, 0)
         corner_layout.addWidget(QLabel("rubric:"))
@@ -170,6 +177,7 @@ class MainWindow(QMainWindow):
         self.profile_box.blockSignals(False)
         self.verdicts.set_dimensions(controller.dimensions)
         self.reload_list(keep=controller.saved_position())
+        self.table.setFocus()  # the keys act on pairs from the start, not on the search box
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -321,6 +329,7 @@ class MainWindow(QMainWindow):
             self.reload_list(keep=pair_id)
         self.refresh_verdicts()
         self.refresh_counts()
+        self.verdicts_changed()
 
     def accept_next(self) -> None:
         if self.ctl.current is None:
@@ -356,69 +365,6 @@ class MainWindow(QMainWindow):
             self.error(str(exc))
         self.statusBar().showMessage("note saved", 2000)
         self.table.setFocus()
-
-    # ---- judging ----------------------------------------------------------------------
-    def judge_pair(self) -> None:
-        if self.ctl.current is not None:
-            self._start_job([self.ctl.current.id])
-
-    def judge_all(self) -> None:
-        self._start_job(None)
-
-    def _start_job(self, pair_ids: list[int] | None) -> None:
-        if self.job is not None:
-            self.statusBar().showMessage("a judge job is already running", 3000)
-            return
-        swap = self.actions_by_name["toggle_swap"].isChecked()
-        work = self.ctl.judge_work(pair_ids, swap=swap)
-        self.progress.setRange(0, 0)
-        self.progress.show()
-        self.cancel_button.show()
-        self.job = self.runner.start(
-            work, on_done=self._job_done, on_error=self._job_failed, on_progress=self._job_progress
-        )
-
-    def _job_progress(self, state: Any) -> None:
-        self.progress.setRange(0, max(state.total, 1))
-        self.progress.setValue(state.done)
-        if self.ctl.current and state.last_pair == self.ctl.current.id:
-            self.refresh_verdicts()
-        elif state.last_pair is not None:
-            self.model.replace_row(self.ctl.list_row(state.last_pair))
-        if state.done % 20 == 0:
-            self.refresh_counts()
-
-    def _job_finished(self) -> None:
-        self.job = None
-        self.progress.hide()
-        self.cancel_button.hide()
-        self.refresh_verdicts()
-        self.refresh_counts()
-
-    def _job_done(self, summary: Any) -> None:
-        self._job_finished()
-        p = summary.progress
-        text = (
-            f"judged {p.ok} ok, {p.parse_failures} parse failures, {p.errors} errors"
-            f" in {summary.elapsed_s:.1f} s"
-        )
-        if summary.stopped:
-            self.error(f"judging stopped: {summary.stopped}")
-        elif summary.cancelled:
-            text = "cancelled; " + text
-        self.statusBar().showMessage(text, 8000)
-
-    def _job_failed(self, message: str) -> None:
-        self._job_finished()
-        self.error(message)
-
-    def cancel_job(self) -> None:
-        if self.job is not None:
-            self.job.cancel.set()
-
-    def toggle_swap(self) -> None:
-        state = "on" if self.actions_by_name["toggle_swap"].isChecked() else "off"
-        self.statusBar().showMessage(f"judge both orders: {state}", 2000)
 
     # ---- view -------------------------------------------------------------------------
     def toggle_raw(self) -> None:
@@ -456,71 +402,6 @@ class MainWindow(QMainWindow):
     def help(self) -> None:
         QMessageBox.information(self, "Keyboard shortcuts", help_text())
 
-    # ---- files ------------------------------------------------------------------------
-    def new_project(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(
-            self, "New project", str(Path.home()), "Tiebreak projects (*.tiebreak)"
-        )
-        if path:
-            target = Path(path if path.endswith(".tiebreak") else path + ".tiebreak")
-            try:
-                ReviewController.create(target)
-            except TiebreakError as exc:
-                self.error(str(exc))
-                return
-            self.open_path(target)
-
-    def open_project(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Open project", str(Path.home()), "Tiebreak projects (*.tiebreak);;All files (*)"
-        )
-        if path:
-            self.open_path(Path(path))
-
-    def import_file(self, path: Path | None = None) -> None:
-        if path is None:
-            chosen, _ = QFileDialog.getOpenFileName(
-                self,
-                "Import pairs",
-                str(Path.home()),
-                "Data (*.csv *.jsonl *.json *.tsv);;All files (*)",
-            )
-            if not chosen:
-                return
-            path = Path(chosen)
-        self.statusBar().showMessage(f"importing {path.name}…")
-        self.runner.start(self.ctl.import_work(path), on_done=self._imported, on_error=self.error)
-
-    def _imported(self, report: Any) -> None:
-        self.statusBar().showMessage(
-            f"imported {report.added:,} pairs ({report.duplicates:,} already there)", 6000
-        )
-        self.reload_list()
-
-    def export_file(self) -> None:
-        from desktop.ui.dialogs import confirm_export
-
-        default = self.ctl.path.with_suffix(".csv")
-        path = confirm_export(self, self.ctl.export_columns(), default)
-        if path is None:
-            return
-        self.runner.start(
-            self.ctl.export_work(path),
-            on_error=self.error,
-            on_done=lambda r: self.statusBar().showMessage(
-                f"exported {r.rows:,} rows to {path}", 8000
-            ),
-        )
-
-    def open_settings(self) -> None:
-        from desktop.ui.settings_dialog import SettingsDialog
-
-        if SettingsDialog(self, self.ctl).exec():
-            self.open_controller(self.ctl)
-
-    def quit(self) -> None:
-        self.close()
-
     # ---- rubric and profile -----------------------------------------------------------
     def _rubric_chosen(self, name: str) -> None:
         if name and name != self.ctl.rubric_name:
@@ -530,6 +411,7 @@ class MainWindow(QMainWindow):
                 self.error(str(exc))
                 return
             self.verdicts.set_dimensions(self.ctl.dimensions)
+            self.verdicts_changed()
             self.reload_list()
 
     def _profile_chosen(self, name: str) -> None:
@@ -539,23 +421,12 @@ class MainWindow(QMainWindow):
             except TiebreakError as exc:
                 self.error(str(exc))
                 return
+            self.verdicts_changed()
             self.reload_list()
 
     # ---- window -----------------------------------------------------------------------
     def error(self, message: str) -> None:
         QMessageBox.warning(self, "Tiebreak", message)
-
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if event.mimeData().hasUrls():
-            event.acceptProposedAction()
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        for url in event.mimeData().urls():
-            path = Path(url.toLocalFile())
-            if path.suffix.lower() in PROJECT_SUFFIXES:
-                self.open_path(path)
-            elif path.is_file():
-                self.import_file(path)
 
     def _restore_window(self) -> None:
         state = QSettings("tiebreak", "tiebreak")
@@ -566,6 +437,9 @@ class MainWindow(QMainWindow):
             self.resize(1400, 900)
 
     def closeEvent(self, event: Any) -> None:
+        if self._closed:  # Qt may deliver a second close (quit after close): nothing left to do
+            return super().closeEvent(event)
+        self._closed = True
         QSettings("tiebreak", "tiebreak").setValue("geometry", self.saveGeometry())
         self.runner.shutdown()
         self.ctl.save_position()

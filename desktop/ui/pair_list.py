@@ -9,6 +9,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from desktop.services.review import ListRow
 
 HEADERS = ("#", "id", "category", "status")
+COLUMN_WIDTHS = (56, 90, 90, 70)
 PAGE = 500
 Index = QModelIndex | QPersistentModelIndex
 
@@ -39,6 +40,7 @@ class PairListModel(QAbstractTableModel):
         super().__init__()
         self._fetch = fetch
         self._rows: list[ListRow] = []
+        self._positions: dict[int, int] = {}  # pair id -> row
         self._exhausted = False
 
     def reset(self, fetch: Callable[[int, int], list[ListRow]] | None = None) -> None:
@@ -46,6 +48,7 @@ class PairListModel(QAbstractTableModel):
         if fetch is not None:
             self._fetch = fetch
         self._rows = []
+        self._positions = {}
         self._exhausted = False
         self.endResetModel()
         self.fetchMore(QModelIndex())
@@ -68,7 +71,9 @@ class PairListModel(QAbstractTableModel):
             self._exhausted = True
         if page:
             self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows) + len(page) - 1)
-            self._rows.extend(page)
+            for row in page:
+                self._positions[row.id] = len(self._rows)
+                self._rows.append(row)
             self.endInsertRows()
 
     def fetch_all_until(self, predicate: Callable[[ListRow], bool], start: int) -> int | None:
@@ -87,10 +92,7 @@ class PairListModel(QAbstractTableModel):
         return self._rows[index] if 0 <= index < len(self._rows) else None
 
     def index_of(self, pair_id: int) -> int | None:
-        for i, row in enumerate(self._rows):
-            if row.id == pair_id:
-                return i
-        return None
+        return self._positions.get(pair_id)
 
     def replace_row(self, row: ListRow) -> None:
         i = self.index_of(row.id)

@@ -4,7 +4,15 @@ human reference and source text below when the pair has them."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGroupBox, QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from desktop.domain.pairs import Pair
 from desktop.ui.response_view import ResponseView
@@ -19,9 +27,28 @@ class _Pane(QGroupBox):
         super().__init__(title)
         self.title_text = title
         self.view = ResponseView()
+        self.parts = QWidget()  # only for a response too long to show at once
+        self.part_label = QLabel()
+        earlier, later = QToolButton(), QToolButton()
+        earlier.setText("◀ earlier")
+        later.setText("later ▶")
+        earlier.clicked.connect(self.view.previous_part)
+        later.clicked.connect(self.view.next_part)
+        bar = QHBoxLayout(self.parts)
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addWidget(self.part_label, 1)
+        bar.addWidget(earlier)
+        bar.addWidget(later)
+        self.view.partChanged.connect(self._part_changed)
+        self.parts.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.parts)
         layout.addWidget(self.view)
+
+    def _part_changed(self, text: str) -> None:
+        self.part_label.setText(f"long response: showing {text}")
+        self.parts.setVisible(bool(text))
 
     def show_text(self, text: str | None, *, count: bool = False) -> None:
         self.setVisible(text is not None)

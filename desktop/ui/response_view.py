@@ -1,42 +1,63 @@
 """A response shown safely: GitHub markdown with raw HTML shown as text, nothing loaded.
 
 Qt's default markdown drops everything after a ``<script>`` tag; ``MarkdownNoHTML`` shows
-HTML as the text it is. ``loadResource`` returns nothing, so no image, stylesheet or file
-is ever fetched, and a link opens only when the user clicks it, and only if it is http(s).
+HTML as the text it is. Neither the view nor its document loads a resource, so no image,
+stylesheet or file is ever fetched; a link opens only when the user clicks it, and only if
+it is http(s).
+
+Qt lays text out in time that grows with the length of an unbroken run (a 5 MB line takes
+minutes to wrap), so a very long response is shown one part at a time, with break
+opportunities (zero-width spaces) inside long runs that a copy takes out again.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QFont, QTextDocument, QTextOption
+import re
+
+from PySide6.QtCore import QMimeData, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QFont, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextBrowser
 
 _FEATURES = QTextDocument.MarkdownFeature(
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value
     | QTextDocument.MarkdownFeature.MarkdownNoHTML.value
 )
-# Past this size markdown layout gets slow; such text is shown raw, without wrapping.
-MARKDOWN_LIMIT = 200_000
+MARKDOWN_LIMIT = 100_000  # past this, markdown layout is slow: shown raw
+PART = 200_000  # characters shown at once of a response longer than that
+_ZWSP = "\u200b"
+_LONG_RUN = re.compile(r"(\S{120})(?=\S)")
+
+
+class _InertDocument(QTextDocument):
+    """The document itself refuses to load: Qt asks the document, not the view, for an
+    image's bytes, and its own fallback reads local files."""
+
+    def loadResource(self, kind: int, url: QUrl | str) -> object:
+        return None
 
 
 class ResponseView(QTextBrowser):
     """Read-only text of one response, markdown or raw."""
 
     linkRefused = Signal(str)
+    partChanged = Signal(str)  # "" when the whole text is shown
 
     def __init__(self, parent: object | None = None) -> None:
         super().__init__(parent)  # type: ignore[arg-type]
+        self.setDocument(_InertDocument(self))
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
         self.anchorClicked.connect(self._open_link)
         self._text = ""
         self._raw = False
+        self._part = 0
 
     def loadResource(self, kind: int, url: QUrl | str) -> object:
         return None  # never load an image, stylesheet or file named in a response
 
     def set_text(self, text: str, *, raw: bool | None = None) -> None:
         self._text = text
+        self._part = 0
         if raw is not None:
             self._raw = raw
         self._render()
@@ -49,24 +70,48 @@ class ResponseView(QTextBrowser):
     def text(self) -> str:
         return self._text
 
+    def parts(self) -> int:
+        return max(1, -(-len(self._text) // PART))
+
+    def show_part(self, part: int) -> None:
+        part = max(0, min(part, self.parts() - 1))
+        if part != self._part:
+            self._part = part
+            self._render()
+
+    def next_part(self) -> None:
+        self.show_part(self._part + 1)
+
+    def previous_part(self) -> None:
+        self.show_part(self._part - 1)
+
     def _render(self) -> None:
         text = self._text
-        too_big = len(text) > MARKDOWN_LIMIT
-        mono = self._raw or too_big
-        self.setLineWrapMode(
-            QTextBrowser.LineWrapMode.NoWrap
-            if too_big and "\n" not in text[:2000]
-            else QTextBrowser.LineWrapMode.WidgetWidth
-        )
-        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
-        if mono:
-            self.setPlainText(text)
+        if self._raw or len(text) > MARKDOWN_LIMIT:
+            start = self._part * PART
+            shown = text[start : start + PART]
+            self.setPlainText(_LONG_RUN.sub("\\1" + _ZWSP, shown) if len(text) > PART else shown)
             font = QFont("monospace")
             font.setStyleHint(QFont.StyleHint.Monospace)
             self.document().setDefaultFont(font)
         else:
             self.document().setDefaultFont(self.font())
             self.document().setMarkdown(text, _FEATURES)
+        self.moveCursor(QTextCursor.MoveOperation.Start)  # a new text starts at its top
+        self.verticalScrollBar().setValue(0)
+        self.partChanged.emit(self._part_text())
+
+    def _part_text(self) -> str:
+        if len(self._text) <= PART:
+            return ""
+        start = self._part * PART
+        end = min(len(self._text), start + PART)
+        return f"characters {start + 1:,}–{end:,} of {len(self._text):,}"
+
+    def createMimeDataFromSelection(self) -> QMimeData:
+        data = QMimeData()
+        data.setText(self.textCursor().selectedText().replace(_ZWSP, "").replace("\u2029", "\n"))
+        return data
 
     def _open_link(self, url: QUrl) -> None:
         if url.scheme() in ("http", "https"):

@@ -105,7 +105,8 @@ def open_project(
     except sqlite3.Error as exc:
         raise _translate(path, exc) from None
     try:
-        store = ProjectStore(path, Database(conn), readonly=readonly)
+        # No sqlite-utils plugins: a project must not depend on what else is installed.
+        store = ProjectStore(path, Database(conn, execute_plugins=False), readonly=readonly)
         _prepare(store, create=create)
     except BaseException:
         conn.close()

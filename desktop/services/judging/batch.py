@@ -164,10 +164,14 @@ def _result(
         "origin": "batch",
     }
     response = item.get("response") or {}
+    if not isinstance(response, dict):
+        raise ImportDataError(f"{where}: 'response' is not an object")
     status_code = response.get("status_code")
     body = response.get("body")
     if item.get("error") or status_code != 200 or not isinstance(body, dict):
         error = item.get("error") or (body.get("error") if isinstance(body, dict) else None)
+        if isinstance(error, dict) and isinstance(error.get("error"), dict):
+            error = error["error"]  # vLLM's ErrorResponse wraps the details
         if isinstance(error, dict):
             message = error.get("message") or json.dumps(error)
         else:

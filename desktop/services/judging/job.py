@@ -10,11 +10,11 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop.adapters.model_client import ModelCallError, ModelClient
+from desktop.adapters.model_client import DEFAULT_BACKOFF, ModelCallError, ModelClient
 from desktop.adapters.store.pairs import get_pair
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import save_result
@@ -42,6 +42,7 @@ class JobOptions:
     pair_ids: Sequence[int] | None = None
     fewshot: bool = True
     concurrency: int | None = None
+    backoff: float = DEFAULT_BACKOFF  # seconds before the first retry (Retry-After wins)
 
 
 @dataclass
@@ -189,21 +190,36 @@ class _Run:
             job.api_key,
             timeout=job.profile.timeout,
             max_retries=job.profile.max_retries,
+            backoff=job.options.backoff,
         )
         try:
-            await self._preflight(client)
-            if self.stopped:
+            await self._cancellable([self._preflight(client)])
+            if self.stopped or self.cancel.is_set():
                 return
             queue: asyncio.Queue[tuple[int, Order]] = asyncio.Queue()
             for task in tasks:
                 queue.put_nowait(task)
             width = min(job.options.concurrency or job.profile.concurrency, len(tasks))
-            workers = [asyncio.create_task(self._worker(client, queue)) for _ in range(width)]
-            watcher = asyncio.create_task(self._watch_cancel(workers))
-            await asyncio.gather(*workers, return_exceptions=True)
-            watcher.cancel()
+            await self._cancellable([self._worker(client, queue) for _ in range(width)])
         finally:
             await client.close()
+
+    async def _cancellable(self, coroutines: list[Coroutine[Any, Any, None]]) -> None:
+        """Run to the end, a cancel or a stop. A crash in one (the project cannot be written,
+        say) cancels the others and is raised, never swallowed."""
+        tasks = [asyncio.create_task(c) for c in coroutines]
+        watcher = asyncio.create_task(self._watch_cancel(tasks))
+        try:
+            done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        finally:
+            watcher.cancel()
+        for task in pending:
+            task.cancel()
+        await asyncio.wait(tasks)
+        for task in done:
+            error = None if task.cancelled() else task.exception()
+            if error is not None:
+                raise error
 
     async def _preflight(self, client: ModelClient) -> None:
         """One cheap call first, so a wrong URL or key fails in seconds with one message."""

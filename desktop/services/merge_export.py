@@ -1,0 +1,224 @@
+"""Merge the human verdicts of a file written by ``tiebreak export`` (CSV or JSONL).
+
+An export's ``<dim>_human`` column is the reviewers' verdict on each dimension; it comes in
+as one reviewer's verdict, marked mode "imported" (whether they saw the judge's verdict is
+not known). A CSV export defused formula-like cells with a leading quote, so pairs are
+matched on the cells exactly as exported, never on a guess at the original text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from desktop.adapters.formats.cells import safe_cell
+from desktop.adapters.formats.readers import Record, read_records, sniff_format
+from desktop.adapters.store.pairs import content_key, ids_for_keys, insert_rows
+from desktop.adapters.store.project import ProjectStore
+from desktop.adapters.store.rubrics import now
+from desktop.domain.errors import ImportDataError
+from desktop.services.merge import (
+    BATCH,
+    TEXT_FIELDS,
+    MergeReport,
+    insert_verdict,
+    latest_created,
+    metadata_text,
+)
+
+NEEDED = ("instruction", "response_a", "response_b", "rubric")
+VERDICTS = ("A", "B", "tie")
+
+
+def merge_export(
+    store: ProjectStore, path: Path, *, reviewer: str, rubric: str | None
+) -> MergeReport:
+    """Call inside the caller's transaction."""
+    fmt = sniff_format(path)
+    if fmt == "json":
+        raise ImportDataError(f"{path}: expected a project file or an exported CSV or JSONL")
+    records = read_records(path, fmt)
+    first = next(records, None)
+    if first is None:
+        raise ImportDataError(f"{path}: no rows to merge")
+    dims = _dimensions(path, first[1])
+    job = _ExportMerge(store, fmt, dims, reviewer, rubric)
+    batch: list[Record] = [first]
+    for record in records:
+        batch.append(record)
+        if len(batch) >= BATCH:
+            job.write(batch)
+            batch = []
+    job.write(batch)
+    return job.report
+
+
+def _dimensions(path: Path, fields: Mapping[str, Any]) -> list[str]:
+    missing = [c for c in NEEDED if c not in fields]
+    dims = [c.removesuffix("_human") for c in fields if c.endswith("_human")]
+    if missing or not dims:
+        what = f"no column {missing[0]!r}" if missing else "no <dimension>_human column"
+        raise ImportDataError(
+            f"{path}: not a file written by 'tiebreak export' ({what}); to add pairs or"
+            " annotations from a data file, use 'tiebreak import'"
+        )
+    return dims
+
+
+def unescape(cell: str) -> str:
+    """The text a CSV cell came from: drop the quote ``safe_cell`` put before it.
+
+    Used only for pairs the project lacks. A text that itself began with a quote before a
+    formula character (``'=x``) is written unchanged and comes back as ``=x``: the one
+    case a CSV cannot tell apart. Merging the project file instead is exact."""
+    if cell.startswith("'") and safe_cell(cell[1:]) == cell:
+        return cell[1:]
+    return cell
+
+
+class _ExportMerge:
+    def __init__(
+        self,
+        store: ProjectStore,
+        fmt: str,
+        dims: list[str],
+        reviewer: str,
+        rubric: str | None,
+    ) -> None:
+        self.store, self.csv, self.dims = store, fmt == "csv", dims
+        self.reviewer, self.rubric = reviewer, rubric
+        self.report = MergeReport(fmt)
+        self._by_cells: dict[str, int] | None = None
+        self.stamp = now()
+
+    def write(self, batch: list[Record]) -> None:
+        if not batch:
+            return
+        self.report.records += len(batch)
+        found = self._find(batch)
+        new = {i: self._pair_row(fields) for i, (_, fields) in enumerate(batch) if found[i] is None}
+        if new:
+            self.report.added_pairs += insert_rows(self.store.conn, list(new.values()))
+            ids = ids_for_keys(self.store.conn, [row[0] for row in new.values()])
+            for i, row in new.items():
+                found[i] = ids[row[0]]
+        self.report.matched += len(batch) - len(new)
+        for (where, fields), pid in zip(batch, found, strict=True):
+            assert pid is not None
+            self._verdicts(where, fields, pid)
+
+    def _find(self, batch: list[Record]) -> list[int | None]:
+        """The project's pair for each row, checked to have the same text."""
+        by_id = ids_for_keys(
+            self.store.conn,
+            ["id:" + ext for _, f in batch for ext in self._id_candidates(f)],
+        )
+        out: list[int | None] = []
+        for where, fields in batch:
+            candidates = self._id_candidates(fields)
+            if candidates:
+                pid = next((by_id[k] for k in ("id:" + c for c in candidates) if k in by_id), None)
+                if pid is not None:
+                    self._check_same(where, fields, pid)
+            else:
+                pid = self._cell_index().get(self._cells_key(fields))
+            out.append(pid)
+        return out
+
+    def _id_candidates(self, fields: Mapping[str, Any]) -> list[str]:
+        """The external id a row names: in a CSV the cell may carry ``safe_cell``'s quote,
+        so the unquoted id is tried first, then the cell as it is."""
+        cell = fields.get("external_id")
+        if cell in (None, ""):
+            return []
+        cell = str(cell)
+        return list(dict.fromkeys((unescape(cell), cell))) if self.csv else [cell]
+
+    def _cells(self, fields: Mapping[str, Any]) -> list[str]:
+        return ["" if fields.get(f) is None else str(fields.get(f)) for f in TEXT_FIELDS]
+
+    def _cells_key(self, fields: Mapping[str, Any]) -> str:
+        return content_key(None, *self._cells(fields))
+
+    def _as_exported(self, text: str | None) -> str:
+        text = text or ""
+        return safe_cell(text) if self.csv else text
+
+    def _cell_index(self) -> dict[str, int]:
+        """Pairs without an external id, keyed by their text as an export writes it."""
+        if self._by_cells is None:
+            self._by_cells = {}
+            cols = ", ".join(TEXT_FIELDS)
+            sql = f"SELECT id, {cols} FROM pairs WHERE external_id IS NULL OR external_id = ''"
+            for pid, *texts in self.store.conn.execute(sql):
+                key = content_key(None, *(self._as_exported(t) for t in texts))
+                self._by_cells.setdefault(key, pid)
+        return self._by_cells
+
+    def _check_same(self, where: str, fields: Mapping[str, Any], pid: int) -> None:
+        row = self.store.conn.execute(
+            f"SELECT {', '.join(TEXT_FIELDS)} FROM pairs WHERE id = ?", [pid]
+        ).fetchone()
+        for name, mine, theirs in zip(TEXT_FIELDS, row, self._cells(fields), strict=True):
+            if self._as_exported(mine) != theirs:
+                raise ImportDataError(
+                    f"{where}: pair {fields['external_id']} has the same id as pair #{pid}"
+                    f" of the project but a different {name}; nothing was merged"
+                )
+
+    def _pair_row(self, fields: Mapping[str, Any]) -> tuple[Any, ...]:
+        def text(name: str) -> str | None:
+            value = fields.get(name)
+            if value is None or value == "":
+                return None
+            value = str(value)
+            return unescape(value) if self.csv else value
+
+        ids = self._id_candidates(fields)
+        ext = ids[0] if ids else None
+        texts = [text(f) for f in TEXT_FIELDS]
+        instruction, a, b = (t or "" for t in texts[:3])
+        return (
+            content_key(ext, instruction, a, b, texts[3], texts[4]),
+            ext,
+            instruction,
+            a,
+            b,
+            texts[3],
+            texts[4],
+            text("model_a"),
+            text("model_b"),
+            text("category"),
+            metadata_text(fields.get("metadata")),
+        )
+
+    def _verdicts(self, where: str, fields: Mapping[str, Any], pid: int) -> None:
+        rubric = self.rubric or fields.get("rubric") or None
+        for dim in self.dims:
+            value = fields.get(f"{dim}_human")
+            if value in (None, ""):
+                continue
+            if value not in VERDICTS:
+                raise ImportDataError(f"{where}: column {dim}_human: {value!r} is not A, B or tie")
+            if rubric is None:
+                raise ImportDataError(f"{where}: no rubric; name it with --rubric")
+            latest = latest_created(self.store, pid, rubric, dim, self.reviewer)
+            if latest is not None and latest[0] == value:
+                self.report.verdicts_present += 1
+                continue
+            insert_verdict(
+                self.store,
+                pid,
+                {
+                    "rubric_name": rubric,
+                    "dimension": dim,
+                    "verdict": value,
+                    "reviewer": self.reviewer,
+                    "note": None,
+                    "mode": "imported",
+                    "created_at": self.stamp,
+                },
+            )
+            self.report.verdicts_added += 1
+            self.report.reviewers.add(self.reviewer)

@@ -1,0 +1,134 @@
+"""The agreement view: per dimension, how often the judge agrees with the reviewers, with
+the confusion matrix as a heat map and agreement as bars; saved as PNG on request.
+
+Figures come from the same service as `tiebreak stats`, computed off the GUI thread."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRect, Qt, Signal
+from PySide6.QtGui import QColor, QPainter, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.services.stats import DimensionStats, Stats
+
+COLUMNS = ("dimension", "pairs", "agreement", "no ties", "kappa", "swap ok", "A wins (95% CI)")
+BAR_COLUMN = 2
+LABELS = ("A", "B", "tie")
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{value * 100:.1f}%"
+
+
+class _BarDelegate(QStyledItemDelegate):
+    """Agreement drawn as a bar behind its number, so weak dimensions stand out."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:  # type: ignore[override]
+        share = index.data(Qt.ItemDataRole.UserRole)
+        if isinstance(share, float):
+            rect = QRect(option.rect.adjusted(2, 3, -2, -3))
+            rect.setWidth(int(rect.width() * max(0.0, min(1.0, share))))
+            color = option.palette.color(QPalette.ColorRole.Highlight)
+            color.setAlpha(110)
+            painter.fillRect(rect, color)
+        super().paint(painter, option, index)
+
+
+class StatsPanel(QWidget):
+    refreshRequested = Signal()
+    savePng = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.heading = QLabel("No figures yet.")
+        self.heading.setWordWrap(True)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setItemDelegateForColumn(BAR_COLUMN, _BarDelegate(self.table))
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.currentCellChanged.connect(lambda row, *_: self._show_matrix(row))
+        self.matrix_title = QLabel()
+        self.matrix = QTableWidget(3, 3)
+        self.matrix.setHorizontalHeaderLabels([f"human {v}" for v in LABELS])
+        self.matrix.setVerticalHeaderLabels([f"judge {v}" for v in LABELS])
+        self.matrix.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.matrix.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.matrix.setMaximumHeight(130)
+        refresh = QPushButton("Refresh")
+        refresh.clicked.connect(self.refreshRequested.emit)
+        save = QPushButton("Save as PNG…")
+        save.clicked.connect(self.savePng.emit)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(refresh)
+        buttons.addWidget(save)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.table, 2)
+        layout.addWidget(self.matrix_title)
+        layout.addWidget(self.matrix, 1)
+        layout.addLayout(buttons)
+        self._dims: list[DimensionStats] = []
+
+    def show_stats(self, stats: Stats) -> None:
+        s = stats.overall
+        self.heading.setText(
+            f"<b>{stats.rubric}</b> · judge {stats.judge_model or 'none'} · {s.pairs:,} pairs,"
+            f" {s.judged:,} judged, {s.reviewed:,} reviewed · parse failures"
+            f" {_pct(s.parse_failure_rate)}"
+        )
+        self._dims = list(s.dimensions)
+        self.table.setRowCount(len(self._dims))
+        for row, d in enumerate(self._dims):
+            a = d.vs_human
+            win = d.judge_win
+            cells = (
+                d.dimension,
+                f"{a.n:,}",
+                _pct(a.agreement),
+                _pct(a.agreement_no_ties),
+                "–" if a.kappa is None else f"{a.kappa:.2f}",
+                _pct(d.swap_consistency),
+                "–" if win.rate is None else f"{_pct(win.rate)} ({_pct(win.low)}–{_pct(win.high)})",
+            )
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if col == BAR_COLUMN and a.agreement is not None:
+                    item.setData(Qt.ItemDataRole.UserRole, float(a.agreement))
+                self.table.setItem(row, col, item)
+        if self._dims:  # the first dimension with figures to show
+            first = next((i for i, d in enumerate(self._dims) if d.vs_human.n), 0)
+            self.table.setCurrentCell(first, 0)
+            self._show_matrix(first)
+
+    def _show_matrix(self, row: int) -> None:
+        if not 0 <= row < len(self._dims):
+            return
+        d = self._dims[row]
+        confusion = d.vs_human.confusion
+        peak = max((v for line in confusion for v in line), default=0) or 1
+        self.matrix_title.setText(f"{d.dimension}: judge × human, {d.vs_human.n:,} pairs")
+        for i in range(3):
+            for j in range(3):
+                value = confusion[i][j] if i < len(confusion) and j < len(confusion[i]) else 0
+                item = QTableWidgetItem(f"{value:,}")
+                item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                shade = QColor(40, 110, 200) if i == j else QColor(210, 70, 60)
+                shade.setAlpha(int(30 + 200 * value / peak))
+                item.setBackground(shade)
+                self.matrix.setItem(i, j, item)

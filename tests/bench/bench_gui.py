@@ -1,0 +1,204 @@
+"""Benchmark: the review window on a project of 100,000 pairs (about 2 KB each).
+
+Targets (from the issue), each against a reference measured in the same run:
+
+* process start to the first pair painted: under 2x a bare QApplication that shows one
+  empty QMainWindow (both in child processes, start-up and imports included);
+* next pair painted: 95th percentile under 30 ms over 500 presses of the "next" key;
+* a text search over all pairs: first results painted under 300 ms (a rare word, so the
+  whole table is searched, and a common one);
+* resident memory with the project open: under 1.5x the bare QApplication's.
+
+Prints one JSON object on stdout; exits non-zero only when something fails, never on time.
+
+    .venv/bin/python tests/bench/bench_gui.py            # 100,000 pairs
+    .venv/bin/python tests/bench/bench_gui.py --quick    # 5,000 pairs, 100 presses, for CI
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from tests.bench.bench_import_export import generate  # noqa: E402
+
+START_TARGET, NEXT_P95_MS, SEARCH_MS, MEMORY_TARGET = 2.0, 30.0, 300.0, 1.5
+RARE_WORD = "zyzzyvaquux"
+
+# Each child prints "<seconds from its own exec to the first paint> <VmRSS kB>" once the
+# window has painted, then exits. Time from exec comes from the kernel's process start.
+_CLOCK = """
+import os, time
+def since_start():
+    ticks = int(open('/proc/self/stat').read().rsplit(')', 1)[1].split()[19])
+    boot = time.clock_gettime(time.CLOCK_BOOTTIME)
+    return boot - ticks / os.sysconf('SC_CLK_TCK')
+def rss_kb():
+    for line in open('/proc/self/status'):
+        if line.startswith('VmRSS'):
+            return int(line.split()[1])
+from PySide6.QtCore import QEvent, QObject, QTimer
+class Painted(QObject):
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Paint:
+            print(since_start(), flush=True)
+            QTimer.singleShot(300, lambda: (print(rss_kb(), flush=True), app.quit()))
+            obj.removeEventFilter(self)
+        return False
+painted = Painted()
+"""
+
+_BARE = (
+    _CLOCK
+    + """
+from PySide6.QtWidgets import QApplication, QMainWindow
+app = QApplication([])
+window = QMainWindow()
+window.resize(1400, 900)
+window.installEventFilter(painted)
+window.show()
+app.exec()
+"""
+)
+
+_TIEBREAK = (
+    _CLOCK
+    + """
+import sys
+from pathlib import Path
+from PySide6.QtWidgets import QApplication
+from desktop.services.app_settings import AppSettings
+from desktop.services.session import ReviewSession
+from desktop.ui.main_window import MainWindow
+app = QApplication([])
+settings = AppSettings(profile="local")
+window = MainWindow(ReviewSession.open(Path(sys.argv[1]), settings), settings)
+window.pair_view.response_a.view.viewport().installEventFilter(painted)
+window.show()
+app.exec()
+"""
+)
+
+
+def child(code: str, *args: str) -> tuple[float, int]:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(REPO)}
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    return float(out[0]), int(out[1])
+
+
+def in_process(project: Path, presses: int) -> dict[str, float]:
+    """Next-pair and search latencies, measured inside one window."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.services.app_settings import AppSettings
+    from desktop.services.session import ReviewSession
+    from desktop.ui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication([])
+    settings = AppSettings(profile="local")
+    window = MainWindow(ReviewSession.open(project, settings), settings)
+    window.show()
+    app.processEvents()
+    window.table.setFocus()
+    times = []
+    for _ in range(presses):
+        start = time.perf_counter()
+        QTest.keyClick(window.table, Qt.Key.Key_J)
+        window.pair_view.repaint()  # painted, not merely queued
+        times.append((time.perf_counter() - start) * 1000)
+    figures = {
+        "next_pair_p50_ms": statistics.median(times),
+        "next_pair_p95_ms": statistics.quantiles(times, n=20)[-1],
+        "next_pair_max_ms": max(times),
+    }
+    for label, word in (("rare", RARE_WORD), ("common", "altitude")):
+        window.search.blockSignals(True)  # measure the search, not the typing debounce
+        window.search.setText(word)
+        window.search.blockSignals(False)
+        start = time.perf_counter()
+        window.reload_list()
+        window.table.repaint()
+        window.pair_view.repaint()
+        figures[f"search_{label}_ms"] = (time.perf_counter() - start) * 1000
+        figures[f"search_{label}_rows"] = window.model.rowCount()
+    window.close()
+    return figures
+
+
+def plant_rare_word(project: Path) -> None:
+    import sqlite3
+
+    with sqlite3.connect(project) as conn:
+        (last,) = conn.execute("SELECT max(id) FROM pairs").fetchone()
+        conn.execute(
+            "UPDATE pairs SET response_b = response_b || ' ' || ? WHERE id = ?", (RARE_WORD, last)
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="5,000 pairs, for CI")
+    parser.add_argument("--pairs", type=int)
+    parser.add_argument("--presses", type=int)
+    args = parser.parse_args(argv)
+    n = args.pairs or (5_000 if args.quick else 100_000)
+    presses = args.presses or (100 if args.quick else 500)
+    with tempfile.TemporaryDirectory(prefix="tiebreak-bench-gui-") as tmp:
+        work = Path(tmp)
+        os.environ["TIEBREAK_CONFIG_DIR"] = str(work / "config")
+        os.environ["XDG_CONFIG_HOME"] = str(work / "xdg")
+        data, project = work / "pairs.jsonl", work / "bench.tiebreak"
+        generate(data, n)
+        for cmd in (["new", str(project)], ["import", str(project), str(data)]):
+            subprocess.run(
+                [sys.executable, "-m", "desktop", *cmd],
+                check=True,
+                stdout=subprocess.DEVNULL,
+                env={**os.environ, "PYTHONPATH": str(REPO)},
+            )
+        plant_rare_word(project)
+        bare = [child(_BARE) for _ in range(3)]
+        ours = [child(_TIEBREAK, str(project)) for _ in range(3)]
+        bare_start, bare_rss = min(b[0] for b in bare), min(b[1] for b in bare)
+        our_start, our_rss = min(o[0] for o in ours), min(o[1] for o in ours)
+        figures = in_process(project, presses)
+    result = {
+        "pairs": n,
+        "presses": presses,
+        "start_to_first_pair_s": round(our_start, 3),
+        "bare_qmainwindow_start_s": round(bare_start, 3),
+        "start_ratio": round(our_start / bare_start, 2),
+        "start_target": START_TARGET,
+        "rss_mb": round(our_rss / 1024, 1),
+        "bare_rss_mb": round(bare_rss / 1024, 1),
+        "rss_ratio": round(our_rss / bare_rss, 2),
+        "rss_target": MEMORY_TARGET,
+        **{k: round(v, 2) if isinstance(v, float) else v for k, v in figures.items()},
+        "next_pair_p95_target_ms": NEXT_P95_MS,
+        "search_target_ms": SEARCH_MS,
+    }
+    if result["search_rare_rows"] != 1:
+        print(f"search found {result['search_rare_rows']} rows, expected 1", file=sys.stderr)
+        return 1
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

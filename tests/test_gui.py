@@ -1,0 +1,263 @@
+"""The review window driven with the keyboard alone, against a real project file and the
+project's own OpenAI-compatible test server."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from desktop.adapters.profiles_file import save_profile
+from desktop.adapters.store import open_project
+from desktop.domain.profiles import ModelProfile
+from desktop.domain.verdicts import Verdict
+from desktop.services.app_settings import AppSettings
+from desktop.services.importing import import_file
+from desktop.services.session import ReviewSession
+from desktop.ui.main_window import MainWindow
+from tests.helpers import new_project, write_jsonl
+from tests.openai_server import OpenAIServer
+
+pytestmark = pytest.mark.usefixtures("qapp")
+
+
+def _pairs(n: int) -> list[dict[str, str]]:
+    return [
+        {
+            "id": f"p{i}",
+            "instruction": f"Question {i}: what is {i} + {i}?",
+            "response_a": f"It is {2 * i}.",
+            "response_b": f"Probably {2 * i + 1}.",
+            "reference": f"{2 * i}",
+            "category": "math" if i % 2 else "facts",
+        }
+        for i in range(1, n + 1)
+    ]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    path = new_project(tmp_path)
+    data = write_jsonl(tmp_path / "pairs.jsonl", _pairs(6))
+    with open_project(path) as store:
+        import_file(store, data)
+    return path
+
+
+@pytest.fixture
+def server():
+    with OpenAIServer(answer="A, B, tie, A") as srv:
+        yield srv
+
+
+@pytest.fixture
+def window(qtbot, project: Path, server: OpenAIServer):
+    save_profile(
+        ModelProfile(name="test", model="test-model", base_url=server.base_url, needs_key=False)
+    )
+    settings = AppSettings(reviewer="ada", profile="test")
+    session = ReviewSession.open(project, settings)
+    session.choose_rubric("href-four")
+    win = MainWindow(session, settings)
+    qtbot.addWidget(win)
+    win.show()
+    win.activateWindow()
+    qtbot.waitExposed(win)
+    win.table.setFocus()
+    yield win
+    win.runner.shutdown()
+
+
+def press(qtbot, win: MainWindow, key: Qt.Key, mod=Qt.KeyboardModifier.NoModifier) -> None:
+    focus = QApplication.focusWidget() or win.table
+    qtbot.keyClick(focus, key, mod)
+
+
+def judge_all(qtbot, win: MainWindow) -> None:
+    """Ctrl+Shift+J, then wait for the job to end."""
+    press(
+        qtbot,
+        win,
+        Qt.Key.Key_J,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    qtbot.waitUntil(lambda: win.job is None, timeout=20_000)
+
+
+def completions(server: OpenAIServer) -> list:
+    return [r for r in server.requests if r.path.endswith("/chat/completions")]
+
+
+def human_rows(path: Path) -> list[tuple]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute(
+            "SELECT p.external_id, h.dimension, h.verdict, h.reviewer FROM human_verdicts h"
+            " JOIN pairs p ON p.id = h.pair_id ORDER BY h.id"
+        ).fetchall()
+
+
+def test_keyboard_navigation_and_verdicts(qtbot, window: MainWindow, project: Path) -> None:
+    assert window.ctl.current.external_id == "p1"
+    press(qtbot, window, Qt.Key.Key_J)
+    press(qtbot, window, Qt.Key.Key_J)
+    assert window.ctl.current.external_id == "p3"
+    press(qtbot, window, Qt.Key.Key_K)
+    assert window.ctl.current.external_id == "p2"
+    # A on the first dimension, then focus moves down; B on the second.
+    press(qtbot, window, Qt.Key.Key_A)
+    press(qtbot, window, Qt.Key.Key_B)
+    assert human_rows(project) == [
+        ("p2", "precision", "A", "ada"),
+        ("p2", "correctness", "B", "ada"),
+    ]
+    assert window.verdicts.focused_dimension == "format"
+    press(qtbot, window, Qt.Key.Key_Up)
+    assert window.verdicts.focused_dimension == "correctness"
+    press(qtbot, window, Qt.Key.Key_T)
+    assert window.ctl.my_verdict("correctness").value == "tie"
+    # Undo twice brings back B and then nothing on correctness; redo restores the tie.
+    press(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert window.ctl.my_verdict("correctness").value == "B"
+    press(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert window.ctl.my_verdict("correctness") is None
+    press(qtbot, window, Qt.Key.Key_Y, Qt.KeyboardModifier.ControlModifier)
+    assert window.ctl.my_verdict("correctness").value == "B"
+    # History is append-only: the undo wrote a withdrawal, never deleted a row.
+    assert len(human_rows(project)) == 6
+    # U goes to the next pair without a verdict of the reviewer's.
+    press(qtbot, window, Qt.Key.Key_U)
+    assert window.ctl.current.external_id == "p3"
+
+
+def test_judge_accept_and_export(qtbot, window: MainWindow, server: OpenAIServer, tmp_path):
+    press(qtbot, window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: window.job is None, timeout=10_000)
+    assert len(completions(server)) == 1
+    # The window shows the judge's verdicts for the pair it judged.
+    assert window.verdicts._rows["precision"].judge.text() == "A"
+    assert window.verdicts._rows["format"].judge.text() == "tie"
+    # Enter accepts the judge's verdicts as the reviewer's and moves on.
+    press(qtbot, window, Qt.Key.Key_Return)
+    assert window.ctl.current.external_id == "p2"
+    # Judge everything left, from the keyboard.
+    judge_all(qtbot, window)
+    assert len(completions(server)) == 6  # p1 was cached, never asked twice
+    assert "6 judged" in window.counts_label.text()
+    out = tmp_path / "out.csv"
+    result = {}
+    window.runner.start(window.ctl.export_work(out), on_done=lambda r: result.update(r=r))
+    qtbot.waitUntil(lambda: "r" in result, timeout=10_000)
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert [r["external_id"] for r in rows] == [f"p{i}" for i in range(1, 7)]
+    first = rows[0]
+    assert first["judge_status"] == "ok"
+    assert first["precision_model"] == "A" and first["precision_human"] == "A"
+    assert first["correctness_final"] == "B"
+    assert rows[1]["precision_human"] == ""
+    assert rows[1]["overall_final"] == "A"
+
+
+def test_position_is_remembered(qtbot, window: MainWindow, project: Path) -> None:
+    for _ in range(3):
+        press(qtbot, window, Qt.Key.Key_J)
+    assert window.ctl.current.external_id == "p4"
+    window.close()
+    settings = AppSettings(reviewer="ada", profile="test")
+    again = MainWindow(ReviewSession.open(project, settings), settings)
+    qtbot.addWidget(again)
+    assert again.ctl.current.external_id == "p4"
+    again.close()
+
+
+def test_search_and_filter(qtbot, window: MainWindow) -> None:
+    qtbot.keyClicks(window.search, "Probably 9")
+    qtbot.waitUntil(lambda: window.model.rowCount() == 1, timeout=3000)
+    assert window.ctl.current.external_id == "p4"
+    window.search.clear()
+    qtbot.waitUntil(lambda: window.model.rowCount() == 6, timeout=3000)
+    window.filter.setCurrentText("reviewed")
+    assert window.model.rowCount() == 0
+
+
+def test_error_is_one_message_not_a_crash(qtbot, window: MainWindow, tmp_path, monkeypatch):
+    shown: list[str] = []
+    monkeypatch.setattr(window, "error", shown.append)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"instruction": "x", "response_a": "y"}\nnot json\n', encoding="utf-8")
+    window.import_file(bad)
+    qtbot.waitUntil(lambda: bool(shown), timeout=5000)
+    assert len(shown) == 1 and "bad.jsonl" in shown[0] and "Traceback" not in shown[0]
+    assert window.model.rowCount() == 6
+
+
+def test_typing_in_search_never_acts_on_verdicts(qtbot, window: MainWindow, project: Path):
+    window.search.setFocus()
+    qtbot.keyClicks(window.search, "abt")
+    qtbot.keyClick(window.search, Qt.Key.Key_Return)
+    assert window.search.text() == "abt"
+    assert human_rows(project) == []
+
+
+def test_judge_key_held_down_sends_one_request(qtbot, window: MainWindow, server: OpenAIServer):
+    server.delay = 0.5
+    for _ in range(5):
+        press(qtbot, window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
+    assert window.job is not None
+    qtbot.waitUntil(lambda: window.job is None, timeout=10_000)
+    assert len(completions(server)) == 1
+    assert all(not action.autoRepeat() for action in window.actions_by_name.values())
+
+
+def test_blind_mode_hides_the_judge_until_the_reviewer_decides(
+    qtbot, window: MainWindow, server: OpenAIServer
+):
+    press(qtbot, window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: window.job is None, timeout=10_000)
+    press(qtbot, window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
+    rows = window.verdicts._rows
+    assert rows["precision"].judge.text() == "hidden"
+    assert rows["overall"].final.text() == "-"
+    press(qtbot, window, Qt.Key.Key_B)  # the reviewer's verdict on precision
+    assert rows["precision"].judge.text() == "A"
+    assert rows["correctness"].judge.text() == "hidden"
+    with sqlite3.connect(window.ctl.path) as conn:
+        assert conn.execute("SELECT mode FROM human_verdicts").fetchall() == [("blind",)]
+
+
+def test_review_queue_and_agreement_dock(qtbot, window: MainWindow, server: OpenAIServer):
+    def answer(request: dict) -> str:
+        text = json.dumps(request["messages"])
+        return "I cannot decide" if "Question 4:" in text else "A, B, tie, A"
+
+    server.responder = answer
+    press(qtbot, window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: window.job is None, timeout=10_000)
+    press(qtbot, window, Qt.Key.Key_Return)  # p1: the reviewer accepts the judge
+    judge_all(qtbot, window)
+    # Q goes first to the pair whose answer could not be read.
+    press(qtbot, window, Qt.Key.Key_Q)
+    qtbot.waitUntil(lambda: window.ctl.current.external_id == "p4", timeout=10_000)
+    # p2 (unreviewed) comes later; p1 (reviewed, agrees) never.
+    seen = []
+    for _ in range(4):
+        press(qtbot, window, Qt.Key.Key_Q)
+        seen.append(window.ctl.current.external_id)
+    assert "p1" not in seen and "p2" in seen
+    # S shows the agreement figures: p1 reviewed, all four dimensions agree.
+    press(qtbot, window, Qt.Key.Key_S)
+    panel = window.stats_panel
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 4, timeout=10_000)
+    assert panel.table.item(0, 0).text() == "precision"
+    assert panel.table.item(0, 1).text() == "1"
+    assert panel.table.item(0, 2).text() == "100.0%"
+    assert panel.matrix.item(0, 0).text() == "1"  # judge A, human A
+    # An override that disagrees moves the figures.
+    window.reload_list(keep=window.ctl.current.id)
+    window.apply_verdict(window.model.row_at(0).id, "precision", Verdict.B)
+    qtbot.waitUntil(lambda: panel.table.item(0, 2).text() == "0.0%", timeout=10_000)
+    assert panel.matrix.item(0, 1).text() == "1"  # judge A, human B

@@ -1,0 +1,87 @@
+"""Responses are shown literally: HTML as text, nothing loaded, links only on a click."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QDesktopServices, QTextDocument
+
+from desktop.ui.response_view import ResponseView
+
+pytestmark = pytest.mark.usefixtures("qapp")
+
+
+@pytest.fixture
+def view(qtbot) -> ResponseView:
+    widget = ResponseView()
+    qtbot.addWidget(widget)
+    widget.resize(600, 400)
+    widget.show()
+    return widget
+
+
+def test_html_is_shown_as_text_not_dropped(view: ResponseView) -> None:
+    text = "Before <script>alert(1)</script> after **bold** <b>not bold</b> end"
+    view.set_text(text)
+    shown = view.toPlainText()
+    assert "<script>alert(1)</script>" in shown
+    assert "after" in shown and "end" in shown
+    assert "<b>not bold</b>" in shown
+    assert "**" not in shown  # markdown itself is rendered
+
+
+def test_no_resource_is_ever_loaded(view: ResponseView, tmp_path) -> None:
+    secret = tmp_path / "secret.png"
+    secret.write_bytes(b"\x89PNG not really")
+    view.set_text(f"![x](file://{secret}) ![y](http://127.0.0.1:9/track.png)")
+    assert (
+        view.loadResource(QTextDocument.ResourceType.ImageResource, QUrl(secret.as_uri())) is None
+    )
+    assert view.document().resource(2, QUrl(secret.as_uri())) is None
+
+
+def test_only_http_links_open_and_only_on_click(view: ResponseView, monkeypatch) -> None:
+    opened: list[str] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toString()))
+    refused: list[str] = []
+    view.linkRefused.connect(refused.append)
+    view.set_text("[site](https://example.org) [file](file:///etc/passwd) [js](javascript:x)")
+    assert opened == []  # showing a link never follows it
+    view.anchorClicked.emit(QUrl("file:///etc/passwd"))
+    view.anchorClicked.emit(QUrl("javascript:x"))
+    view.anchorClicked.emit(QUrl("https://example.org"))
+    assert opened == ["https://example.org"]
+    assert refused == ["file:///etc/passwd", "javascript:x"]
+
+
+def test_raw_toggle_shows_the_exact_text(view: ResponseView) -> None:
+    text = "# Title\n\n* item <i>x</i>\n"
+    view.set_text(text)
+    assert "# Title" not in view.toPlainText()
+    view.set_raw(True)
+    assert view.toPlainText() == text.rstrip("\n") or view.toPlainText() == text
+
+
+def test_five_megabytes_on_one_line_stays_responsive(view: ResponseView) -> None:
+    text = "".join(chr(ord("a") + i % 26) for i in range(5_000_000))
+    start = time.perf_counter()
+    view.set_text(text)
+    view.repaint()
+    elapsed = time.perf_counter() - start
+    assert elapsed < 1.0, f"showing 5 MB took {elapsed:.2f} s"
+    parts = []
+    view.partChanged.connect(parts.append)
+    pieces = []
+    for _ in range(view.parts()):
+        pieces.append(view.toPlainText().replace("\u200b", ""))
+        view.next_part()
+    assert "".join(pieces) == text
+    # Every character is reachable, in order, and a copy carries no display-only breaks.
+    view.show_part(0)
+    view.selectAll()
+    copied = view.createMimeDataFromSelection().text()
+    assert copied == text[: len(copied)] and len(copied) == 200_000
+    view.show_part(view.parts() - 1)
+    assert parts[-1] == "characters 4,800,001–5,000,000 of 5,000,000"
