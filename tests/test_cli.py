@@ -16,7 +16,10 @@ from tests.helpers import table_digest, write_jsonl
 def tiebreak(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "desktop", *map(str, args)],
-        capture_output=True, text=True, cwd=cwd, timeout=120,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
     )
 
 
@@ -35,8 +38,9 @@ def test_alpaca_import_override_export(tmp_path: Path, alpaca_file: Path) -> Non
     assert proc.returncode == 0, proc.stderr
     assert "805 pairs added" in proc.stdout and "805 annotator verdicts" in proc.stdout
     assert "imported records: 805" in proc.stderr  # progress goes to stderr
-    proc = tiebreak("override", project, "#3", "overall", "tie", "--note", "both fine",
-                    "--reviewer", "ann")
+    proc = tiebreak(
+        "override", project, "#3", "overall", "tie", "--note", "both fine", "--reviewer", "ann"
+    )
     assert proc.returncode == 0, proc.stderr
     out = tmp_path / "out.csv"
     proc = tiebreak("export", project, out)
@@ -74,8 +78,9 @@ def test_errors_are_one_line_and_change_nothing(tmp_path: Path) -> None:
     )
     not_project = tmp_path / "notes.txt"
     not_project.write_text("hello")
-    assert_one_line_error(tiebreak("import", not_project, tmp_path / "ok.jsonl"),
-                          "not a Tiebreak project")
+    assert_one_line_error(
+        tiebreak("import", not_project, tmp_path / "ok.jsonl"), "not a Tiebreak project"
+    )
     assert not_project.read_text() == "hello"
     assert table_digest(project) == before
 
@@ -91,8 +96,7 @@ def test_rubrics_lists_the_five_seeds() -> None:
     proc = tiebreak("rubrics", "--json")
     assert proc.returncode == 0, proc.stderr
     names = {r["name"] for r in json.loads(proc.stdout)}
-    assert {"href-four", "href-overall", "href-correctness", "just-eval",
-            "text-grounded"} <= names
+    assert {"href-four", "href-overall", "href-correctness", "just-eval", "text-grounded"} <= names
     plain = tiebreak("rubrics")
     assert plain.returncode == 0 and "href-four" in plain.stdout
 

@@ -22,8 +22,9 @@ def _profile(**changes: object) -> ModelProfile:
     return base.with_changes(**changes)
 
 
-def test_lookup_order_env_then_keyring_then_session(memory_keyring: MemoryKeyring,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lookup_order_env_then_keyring_then_session(
+    memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
     profile = _profile()
     assert keys.get_key(profile) is None
     keys.set_session_key("openai", "session-key")
@@ -49,8 +50,9 @@ def test_no_usable_keyring_is_said_plainly(backend: keyring.backend.KeyringBacke
         keys.set_key("openai", SECRET)
     assert "environment variable" in str(info.value) and "session" in str(info.value)
     assert SECRET not in str(info.value)
-    assert not any(SECRET in p.read_text(errors="ignore") for p in config_dir().rglob("*")
-                   if p.is_file())
+    assert not any(
+        SECRET in p.read_text(errors="ignore") for p in config_dir().rglob("*") if p.is_file()
+    )
 
 
 def test_profiles_round_trip_without_keys(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -83,6 +85,8 @@ def test_broken_profiles_file_is_one_line(tmp_path: Path) -> None:
 def test_auto_structured_mode() -> None:
     assert _profile().structured_mode() == "json_schema"
     assert _profile(base_url="http://127.0.0.1:8080/v1").structured_mode() == "json_object"
-    assert _profile(capabilities={"json_schema": False, "json_object": True}).structured_mode() \
+    assert (
+        _profile(capabilities={"json_schema": False, "json_object": True}).structured_mode()
         == "json_object"
+    )
     assert _profile(structured="off").structured_mode() == "off"

@@ -14,6 +14,7 @@ import pytest
 from desktop.adapters.store import open_project
 from desktop.adapters.store.migrations import APPLICATION_ID
 from desktop.domain.errors import ProjectError
+from tests.helpers import new_project
 
 
 def _snapshot(path: Path) -> bytes:
@@ -142,3 +143,38 @@ def test_locked_by_another_writer(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     with open_project(path) as store:
         assert store.get_setting("position") is None
         assert store.get_setting("k") is None  # the other writer never committed
+
+
+def test_schema_names_match_the_migrations() -> None:
+    from desktop.adapters.store.migrations import known_migrations
+    from desktop.adapters.store.schema import MIGRATION_NAMES
+
+    assert known_migrations() == MIGRATION_NAMES
+
+
+def test_opening_a_current_project_does_not_load_sqlite_utils(tmp_path: Path) -> None:
+    """Start-up time: sqlite-utils (and what it imports) loads only to migrate."""
+    path = new_project(tmp_path)
+    code = (
+        "import sys; from desktop.adapters.store import open_project;"
+        f" s = open_project({str(path)!r}); s.set_setting('k', 'v');"
+        " print('sqlite_utils' in sys.modules, s.get_setting('k'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "v"]
+
+
+def test_nested_transactions_roll_back_only_their_part(tmp_path: Path) -> None:
+    with open_project(new_project(tmp_path)) as store:
+        with store.transaction():
+            store.conn.execute("INSERT INTO settings VALUES ('outer', '1')")
+            with pytest.raises(ValueError), store.transaction():
+                store.conn.execute("INSERT INTO settings VALUES ('inner', '1')")
+                raise ValueError("inner fails")
+        assert store.get_setting("outer") == "1"
+        assert store.get_setting("inner") is None
+        with pytest.raises(ValueError), store.transaction():
+            store.conn.execute("INSERT INTO settings VALUES ('gone', '1')")
+            raise ValueError("outer fails")
+        assert store.get_setting("gone") is None
+        assert not store.conn.in_transaction

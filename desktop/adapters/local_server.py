@@ -70,7 +70,9 @@ class LocalServer:
             port = free_port()
             fd, log = tempfile.mkstemp(prefix="tiebreak-llama-", suffix=".log")
             self._log = Path(log)
-            threads = str(max(1, (os.cpu_count() or 2)))
+            # Half the cores (llama-cpp-python's own default): with every core, generation
+            # collapses as soon as anything else (the window, a test) needs one.
+            threads = str(max(1, (os.cpu_count() or 2) // 2))
             self._proc = subprocess.Popen(
                 [
                     sys.executable,

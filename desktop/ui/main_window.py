@@ -63,11 +63,11 @@ class MainWindow(FileActions, JudgeActions, ReviewTools, QMainWindow):
         self.search.setPlaceholderText("search…")
         self.search.setClearButtonEnabled(True)
         self.search_timer = QTimer(self, singleShot=True, interval=200)
-        self.search_timer.timeout.connect(self.reload_list)
+        self.search_timer.timeout.connect(self.new_query)
         self.search.textChanged.connect(lambda _: self.search_timer.start())
         self.filter = QComboBox()
         self.filter.addItems(FILTERS)
-        self.filter.currentTextChanged.connect(lambda _: self.reload_list())
+        self.filter.currentTextChanged.connect(lambda _: self.new_query())
         self.model = PairListModel(self._fetch_rows)
         self.table = QTableView()
         self.table.setModel(self.model)
@@ -203,10 +203,18 @@ class MainWindow(FileActions, JudgeActions, ReviewTools, QMainWindow):
             limit=limit,
         )
 
+    def new_query(self) -> None:
+        """A changed search or filter starts at its first match, as a search does."""
+        self.reload_list(keep=0)
+
     def reload_list(self, keep: int | None = None) -> None:
         keep = keep if keep is not None else (self.ctl.current.id if self.ctl.current else None)
         self.model.reset()
-        row = self.model.fetch_all_until(lambda r: r.id == keep, 0) if keep else None
+        # Rows come in id order: stop at the first id past the one to keep, so a pair the
+        # search or filter leaves out never makes the list load every page.
+        row = self.model.fetch_all_until(lambda r: r.id >= keep, 0) if keep else None
+        if row is not None and self.model.row_at(row).id != keep:
+            row = 0
         self._select(row if row is not None else 0)
         self.refresh_counts()
 

@@ -5,6 +5,8 @@ Figures come from the same service as `tiebreak stats`, computed off the GUI thr
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import (
@@ -21,7 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.services.stats import DimensionStats, Stats
+if TYPE_CHECKING:  # the figures' module loads when they are first computed
+    from desktop.services.stats import DimensionStats, Stats
 
 COLUMNS = ("dimension", "pairs", "agreement", "no ties", "kappa", "swap ok", "A wins (95% CI)")
 BAR_COLUMN = 2

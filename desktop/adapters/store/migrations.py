@@ -6,12 +6,12 @@ step by step when a newer release opens it. Never edit a released migration; add
 
 from __future__ import annotations
 
-from sqlite_utils import Database, Migrations
+from desktop.adapters.store.schema import APPLICATION_ID, MIGRATION_SET
+from desktop.adapters.store.sqlite_utils_loader import Database, Migrations
 
-# Marks a file as a Tiebreak project ("TBRK"), so a foreign SQLite file is refused.
-APPLICATION_ID = 0x5442524B
+__all__ = ["APPLICATION_ID", "known_migrations", "migrations"]
 
-migrations = Migrations("tiebreak")
+migrations = Migrations(MIGRATION_SET)
 
 
 @migrations()

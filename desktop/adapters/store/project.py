@@ -6,43 +6,75 @@ from a newer release) is found before anything is written, and reported as one l
 
 from __future__ import annotations
 
+import itertools
 import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from sqlite_utils import Database
-
-from desktop.adapters.store.migrations import APPLICATION_ID, known_migrations, migrations
+from desktop.adapters.store.schema import APPLICATION_ID, MIGRATION_NAMES, MIGRATION_SET
 from desktop.domain.errors import ProjectError
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+_savepoints = itertools.count(1)
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000
 
 
 class ProjectStore:
-    """One open project file. Holds the sqlite-utils Database; the rest of the store
-    (pairs, rubrics, results, verdicts) is in sibling modules that take a ProjectStore."""
+    """One open project file. The rest of the store (pairs, rubrics, results, verdicts) is
+    in sibling modules that take a ProjectStore; sqlite-utils is loaded only for migrations
+    (``db``), so opening a current project costs no more than sqlite3 itself."""
 
-    def __init__(self, path: Path, db: Database, *, readonly: bool) -> None:
+    def __init__(self, path: Path, conn: sqlite3.Connection, *, readonly: bool) -> None:
         self.path = path
-        self.db = db
+        self.conn = conn
         self.readonly = readonly
+        self._db: Any = None
 
     @property
-    def conn(self) -> sqlite3.Connection:
-        return self.db.conn
+    def db(self) -> Database:
+        if self._db is None:
+            from desktop.adapters.store.sqlite_utils_loader import Database
+
+            # No sqlite-utils plugins: a project must not depend on what else is installed.
+            self._db = Database(self.conn, execute_plugins=False)
+        return self._db
 
     @contextmanager
-    def transaction(self) -> Iterator[Database]:
-        """All-or-nothing writes; a lock held elsewhere becomes a one-line ProjectError."""
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """All-or-nothing writes; a lock held elsewhere becomes a one-line ProjectError.
+        The outermost block takes the write lock up front (BEGIN IMMEDIATE), so two
+        writers queue on the busy timeout instead of failing when a read turns into a
+        write; nested blocks are savepoints."""
         if self.readonly:
             raise ProjectError(f"{self.path}: opened read-only")
+        conn = self.conn
+        nested = conn.in_transaction
+        name = f"tb{next(_savepoints)}"
         try:
-            with self.db.atomic() as db:
-                yield db
+            conn.execute(f"SAVEPOINT {name}" if nested else "BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
+            raise _translate(self.path, exc) from None
+        try:
+            yield conn
+        except BaseException:
+            if nested:
+                conn.execute(f"ROLLBACK TO {name}")
+                conn.execute(f"RELEASE {name}")
+            elif conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        try:
+            conn.execute(f"RELEASE {name}" if nested else "COMMIT")
+        except sqlite3.OperationalError as exc:
+            if not nested and conn.in_transaction:
+                conn.execute("ROLLBACK")
             raise _translate(self.path, exc) from None
 
     @contextmanager
@@ -77,7 +109,7 @@ class ProjectStore:
             )
 
     def close(self) -> None:
-        self.db.close()
+        self.conn.close()
 
     def __enter__(self) -> ProjectStore:
         return self
@@ -105,8 +137,7 @@ def open_project(
     except sqlite3.Error as exc:
         raise _translate(path, exc) from None
     try:
-        # No sqlite-utils plugins: a project must not depend on what else is installed.
-        store = ProjectStore(path, Database(conn, execute_plugins=False), readonly=readonly)
+        store = ProjectStore(path, conn, readonly=readonly)
         _prepare(store, create=create)
     except BaseException:
         conn.close()
@@ -156,20 +187,21 @@ def _prepare(store: ProjectStore, *, create: bool) -> None:
         raise ProjectError(
             f"{path}: not a Tiebreak project (an SQLite database of another program)"
         )
+    applied: set[str] = set()
     if "_sqlite_migrations" in tables:
         applied = {
             r[0]
             for r in conn.execute(
-                "SELECT name FROM _sqlite_migrations WHERE migration_set = ?", [migrations.name]
+                "SELECT name FROM _sqlite_migrations WHERE migration_set = ?", [MIGRATION_SET]
             )
         }
-        newer = applied - known_migrations()
+        newer = applied - MIGRATION_NAMES
         if newer:
             raise ProjectError(
                 f"{path}: written by a newer Tiebreak (schema step {sorted(newer)[-1]});"
                 " upgrade Tiebreak to open it"
             )
-    pending = migrations.pending(store.db)
+    pending = bool(MIGRATION_NAMES - applied)
     if pending and store.readonly:
         raise ProjectError(f"{path}: needs an upgrade of its schema, but is opened read-only")
     try:
@@ -181,6 +213,8 @@ def _prepare(store: ProjectStore, *, create: bool) -> None:
             conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         if pending:
+            from desktop.adapters.store.migrations import migrations
+
             migrations.apply(store.db)
     except sqlite3.Error as exc:
         raise _translate(path, exc) from None

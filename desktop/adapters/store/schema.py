@@ -1,0 +1,8 @@
+"""What marks a file as a Tiebreak project and which schema steps this release knows,
+readable without loading sqlite-utils (tests check these match migrations.py)."""
+
+# Marks a file as a Tiebreak project ("TBRK"), so a foreign SQLite file is refused.
+APPLICATION_ID = 0x5442524B
+
+MIGRATION_SET = "tiebreak"
+MIGRATION_NAMES = frozenset({"m001_initial"})
