@@ -353,3 +353,14 @@ def test_a_second_run_sends_nothing_and_redo_asks_again(
     assert len(generations(server)) == 3 and summary.progress.skipped == 0
     assert [r["verdicts"]["overall"] for r in rows] == ["tie", "tie", "tie"]
     assert len(rows) == 3  # a redo replaces, never duplicates
+
+
+def test_limit_counts_pairs_still_to_ask(tmp_path: Path, server: OpenAIServer) -> None:
+    path = project(tmp_path, 5)
+    with open_project(path) as store:
+        make_job(store, server, options={"limit": 2}).run()
+        first = sorted(r["pair_id"] for r in results(store))
+        summary = make_job(store, server, options={"limit": 2}).run()
+        second = sorted(r["pair_id"] for r in results(store))
+    assert len(first) == 2 and len(second) == 4
+    assert len(generations(server)) == 4 and summary.progress.skipped == 2

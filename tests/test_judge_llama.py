@@ -208,3 +208,26 @@ def test_cli_judge_with_local_profile(project: tuple[Path, list[int]]) -> None:
     rows = results(path, "tiny-json")
     assert [r["pair_id"] for r in rows] == ids
     assert all(r["status"] == "ok" for r in rows), rows
+
+
+def test_first_run_demo_pair_judged_offline(tmp_path: Path, monkeypatch) -> None:
+    """What a new user does first: the demo project, the default rubric and the `local`
+    profile, judging the pair on screen; needs nothing beside the checkout."""
+    require_llama()
+    import threading
+
+    from desktop.services.app_settings import AppSettings
+    from desktop.services.demo import ensure_demo_project
+    from desktop.services.session import DEFAULT_RUBRIC, ReviewSession
+
+    monkeypatch.setenv("TIEBREAK_DATA_DIR", str(tmp_path / "data"))
+    session = ReviewSession.open(ensure_demo_project(), AppSettings())
+    assert session.rubric_name == DEFAULT_RUBRIC and session.profile.local
+    pair_id = 1
+    summary = session.judge_work([pair_id], swap=False)(lambda _: None, threading.Event())
+    assert summary.progress.done == 1 and summary.stopped is None
+    session.load_pair(pair_id)
+    views = session.verdict_views()
+    assert views is not None and views.judge[0].status == "ok"  # constrained JSON parses
+    assert all(v.judge is not None for v in views.dimensions.values())
+    session.close()

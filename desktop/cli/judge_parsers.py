@@ -16,7 +16,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--concurrency", type=int)
     p.add_argument("--swap", action="store_true", help="judge both orders; flag disagreement")
     p.add_argument("--redo", action="store_true", help="ask again even where answered")
-    p.add_argument("--limit", type=int, help="judge at most N pairs")
+    p.add_argument("--limit", type=int, help="judge at most N pairs not yet judged")
     p.add_argument("--where", help="an SQL condition on pair columns, e.g. \"category = 'math'\"")
     p.add_argument("--no-fewshot", action="store_true", help="leave out the rubric's examples")
 
@@ -75,7 +75,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         b.add_argument("--model")
         b.add_argument("--swap", action="store_true")
         b.add_argument("--redo", action="store_true")
-        b.add_argument("--limit", type=int)
+        b.add_argument("--limit", type=int, help="at most N pairs not yet judged")
         b.add_argument("--where")
     b = bsub.add_parser("import", help="store a batch output file as results")
     b.add_argument("project")

@@ -42,8 +42,6 @@ def pending_tasks(
         clauses.append(f"({where})")
     condition = f"WHERE {' AND '.join(clauses)}" if clauses else ""
     sql = f"SELECT p.id FROM pairs p {condition} ORDER BY p.id"
-    if limit is not None:
-        sql += f" LIMIT {int(limit)}"
     try:
         pair_list = [r[0] for r in store.conn.execute(sql, params)]
     except sqlite3.Error as exc:
@@ -58,7 +56,15 @@ def pending_tasks(
                 [key.rubric_hash, key.judge_model, key.settings_hash],
             )
         }
-    tasks = [
-        (pid, order) for pid in pair_list for order in orders if (pid, order.value) not in done
-    ]
-    return tasks, len(pair_list) * len(orders) - len(tasks)
+    # The limit counts pairs that still need asking, so `--limit 50` run twice judges 100.
+    tasks: list[tuple[int, Order]] = []
+    skipped = chosen = 0
+    for pid in pair_list:
+        todo = [(pid, order) for order in orders if (pid, order.value) not in done]
+        skipped += len(orders) - len(todo)
+        if todo:
+            if limit is not None and chosen >= limit:
+                break
+            chosen += 1
+            tasks.extend(todo)
+    return tasks, skipped
