@@ -256,8 +256,29 @@ def test_review_queue_and_agreement_dock(qtbot, window: MainWindow, server: Open
     assert panel.table.item(0, 1).text() == "1"
     assert panel.table.item(0, 2).text() == "100.0%"
     assert panel.matrix.item(0, 0).text() == "1"  # judge A, human A
+    assert "gui 100.0% of 1" in panel.matrix_title.text()  # how the verdict was given
     # An override that disagrees moves the figures.
     window.reload_list(keep=window.ctl.current.id)
     window.apply_verdict(window.model.row_at(0).id, "precision", Verdict.B)
     qtbot.waitUntil(lambda: panel.table.item(0, 2).text() == "0.0%", timeout=10_000)
     assert panel.matrix.item(0, 1).text() == "1"  # judge A, human B
+
+
+def test_settings_test_connection_and_key_to_keyring(
+    qtbot, window: MainWindow, server: OpenAIServer, memory_keyring
+) -> None:
+    from desktop.adapters.profiles_file import profiles_path
+    from desktop.ui.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(window, window.ctl)
+    qtbot.addWidget(dialog)
+    assert dialog.profile.currentText() == "test"
+    dialog.test_button.click()  # off the GUI thread: the dialog answers meanwhile
+    qtbot.waitUntil(lambda: "answers" in dialog.test_result.text(), timeout=10_000)
+    assert "profile test: answers" in dialog.test_result.text()
+    dialog.key.setText("sk-secret-123")
+    dialog.reviewer.setText("grace")
+    dialog._save()
+    assert memory_keyring.get_password("tiebreak", "test") == "sk-secret-123"
+    assert "sk-secret-123" not in profiles_path().read_text(encoding="utf-8")
+    assert window.ctl.reviewer() == "grace"

@@ -63,7 +63,8 @@ def test_every_builtin_file_loads_with_its_declared_shape() -> None:
     files = {p.stem: p for p in prompts_dir().glob("*.toml")}
     assert set(files) == set(BUILTINS)
     for name, (dims, kind, requires) in BUILTINS.items():
-        rubric = load_rubric(files[name])
+        rubric = load_rubric(files[name])  # templates checked here, not at each start
+        assert rubric == rubric_catalog.get(name)
         assert rubric.name == name
         assert rubric.dimensions == dims
         assert rubric.answer.kind.value == kind

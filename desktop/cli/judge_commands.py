@@ -14,7 +14,7 @@ from desktop.adapters.store import open_project
 from desktop.cli.main import print_json
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile
-from desktop.services.connection import ad_hoc_profile, endpoint_for, test_connection
+from desktop.services.connection import ad_hoc_profile, endpoint_for, test_and_remember
 from desktop.services.judging import JobOptions, JobProgress, JudgeJob
 from desktop.services.project_rubrics import find_rubric
 
@@ -128,17 +128,8 @@ def cmd_profile(args: argparse.Namespace) -> int:
         print(f"saved profile {profile.name}")
         return 0
     profile = get_profile(args.name)
-    report = test_connection(profile)
-    print(
-        f"profile {profile.name}: "
-        f"{'answers' if report.answers else 'does NOT answer'};"
-        f" logprobs {'yes' if report.logprobs else 'no'};"
-        f" json_schema {'yes' if report.json_schema else 'no'};"
-        f" json_object {'yes' if report.json_object else 'no'}"
-        + (f"; models: {', '.join(report.models[:5])}" if report.models else "")
-    )
-    if not profile.local:
-        save_profile(profile.with_changes(capabilities=report.capabilities()))
+    report = test_and_remember(profile)
+    print(report.summary(profile.name))
     return 0 if report.answers else 1
 
 

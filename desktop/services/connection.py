@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from desktop.adapters.keys import get_key
 from desktop.adapters.local_server import MODEL_NAME, local_server
 from desktop.adapters.model_client import ModelCallError, ModelClient
+from desktop.adapters.profiles_file import save_profile
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.requests import ModelRequest
@@ -56,6 +57,20 @@ class ConnectionReport:
     json_object: bool
     problems: tuple[str, ...]
 
+    def summary(self, name: str) -> str:
+        """One line for a person: what works on this server."""
+        yes = {True: "yes", False: "no"}
+        text = (
+            f"profile {name}: {'answers' if self.answers else 'does NOT answer'};"
+            f" logprobs {yes[self.logprobs]}; json_schema {yes[self.json_schema]};"
+            f" json_object {yes[self.json_object]}"
+        )
+        if self.models:
+            text += f"; models: {', '.join(self.models[:5])}"
+        if self.problems:
+            text += f"; {self.problems[0]}"
+        return text
+
     def capabilities(self) -> dict[str, bool]:
         return {
             "logprobs": self.logprobs,
@@ -67,6 +82,14 @@ class ConnectionReport:
 def test_connection(profile: ModelProfile) -> ConnectionReport:
     """List models and send tiny requests, so `auto` modes pick the shape this server takes."""
     return asyncio.run(_test(profile))
+
+
+def test_and_remember(profile: ModelProfile) -> ConnectionReport:
+    """Test a profile and keep what its server can do in the profile, for `auto` modes."""
+    report = test_connection(profile)
+    if not profile.local:
+        save_profile(profile.with_changes(capabilities=report.capabilities()))
+    return report
 
 
 async def _test(profile: ModelProfile) -> ConnectionReport:

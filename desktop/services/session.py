@@ -13,14 +13,12 @@ from desktop.adapters.profiles_file import get_profile, load_profiles
 from desktop.adapters.store import human, open_project
 from desktop.adapters.store.pairs import get_pair
 from desktop.adapters.store.rubrics import own_rubric_names, rubric_names
-from desktop.domain.chat_formats import format_prompt
 from desktop.domain.errors import TiebreakError
 from desktop.domain.pairs import Pair
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.verdicts import Verdict
 from desktop.services import review, rubric_catalog
 from desktop.services.app_settings import AppSettings
-from desktop.services.exporting import export_columns
 from desktop.services.overrides import default_reviewer, override
 from desktop.services.project_rubrics import dimensions_for, find_rubric
 
@@ -137,6 +135,7 @@ class ReviewSession:
     def prompt_text(self) -> str:
         if self.current is None:
             return ""
+        from desktop.domain.chat_formats import format_prompt
         from desktop.domain.render import render  # Jinja2 loads only when a prompt is shown
 
         rubric = find_rubric(self.store, self.rubric_name)
@@ -146,6 +145,8 @@ class ReviewSession:
         return "\n\n".join(f"=== {m['role']} ===\n{m['content']}" for m in messages)
 
     def export_columns(self) -> tuple[str, ...]:
+        from desktop.services.exporting import export_columns
+
         return export_columns(self.dimensions)
 
     # ---- writing ----------------------------------------------------------------------

@@ -443,12 +443,17 @@ class MainWindow(FileActions, JudgeActions, ReviewTools, QMainWindow):
             self.restoreGeometry(geometry)
         else:
             self.resize(1400, 900)
+        splitters = state.value("splitters")
+        if isinstance(splitters, QByteArray):
+            self.splitter.restoreState(splitters)
 
     def closeEvent(self, event: Any) -> None:
         if self._closed:  # Qt may deliver a second close (quit after close): nothing left to do
             return super().closeEvent(event)
         self._closed = True
-        QSettings("tiebreak", "tiebreak").setValue("geometry", self.saveGeometry())
+        state = QSettings("tiebreak", "tiebreak")
+        state.setValue("geometry", self.saveGeometry())
+        state.setValue("splitters", self.splitter.saveState())
         self.runner.shutdown()
         self.ctl.save_position()
         self.ctl.close()

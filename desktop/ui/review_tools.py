@@ -9,35 +9,42 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QFileDialog
 
-from desktop.ui.stats_panel import StatsPanel
-
 
 class ReviewTools:
     """Mixed into MainWindow; uses its session (``ctl``), runner and status bar."""
 
     def _build_review_tools(self) -> None:
-        self.stats_panel = StatsPanel()
-        self.stats_panel.refreshRequested.connect(self.refresh_stats)
-        self.stats_panel.savePng.connect(self.save_stats_png)
-        self.stats_dock = QDockWidget("Agreement", self)
-        self.stats_dock.setObjectName("agreement")
-        self.stats_dock.setWidget(self.stats_panel)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.stats_dock)
-        self.stats_dock.hide()
-        self.stats_dock.visibilityChanged.connect(self._stats_visibility)
+        self.stats_panel: Any = None  # built when first shown, so it costs start-up nothing
+        self.stats_dock: Any = None
         self.stats_timer = QTimer(self, singleShot=True, interval=600)
         self.stats_timer.timeout.connect(self.refresh_stats)
         self._stats_task: Any = None
         self._queue: list[int] | None = None
         self._queue_task: Any = None
 
+    def _ensure_stats_dock(self) -> None:
+        if self.stats_dock is not None:
+            return
+        from desktop.ui.stats_panel import StatsPanel
+
+        self.stats_panel = StatsPanel()
+        self.stats_panel.refreshRequested.connect(self.refresh_stats)
+        self.stats_panel.savePng.connect(self.save_stats_png)
+        self.stats_dock = QDockWidget("Agreement", self)
+        self.stats_dock.setObjectName("agreement")
+        self.stats_dock.setWidget(self.stats_panel)
+        self.stats_dock.hide()
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.stats_dock)
+        self.stats_dock.visibilityChanged.connect(self._stats_visibility)
+
     def verdicts_changed(self) -> None:
         """After an edit or a judged pair: figures follow, the queue is recomputed."""
         self._queue = None
-        if self.stats_dock.isVisible():
+        if self.stats_dock is not None and self.stats_dock.isVisible():
             self.stats_timer.start()
 
     def toggle_stats(self) -> None:
+        self._ensure_stats_dock()
         self.stats_dock.setVisible(self.actions_by_name["toggle_stats"].isChecked())
 
     def _stats_visibility(self, shown: bool) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Qt, QThreadPool
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -59,8 +60,12 @@ class SettingsDialog(QDialog):
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
         self.key.setPlaceholderText("paste a key to save it in the keyring")
         self.key_state = QLabel()
-        test = QPushButton("Test connection")
-        test.clicked.connect(self._test)
+        self.test_button = QPushButton("Test connection")
+        self.test_button.clicked.connect(self._test)
+        self.test_result = QLabel()
+        self.test_result.setWordWrap(True)
+        self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._task: Any = None
         form = QFormLayout()
         form.addRow("Profile", self.profile)
         form.addRow("Name", self.name)
@@ -71,7 +76,8 @@ class SettingsDialog(QDialog):
         form.addRow("", self.logprobs)
         form.addRow("API key", self.key)
         form.addRow("", self.key_state)
-        form.addRow("", test)
+        form.addRow("", self.test_button)
+        form.addRow("", self.test_result)
         box = QGroupBox("Model profiles")
         box.setLayout(form)
         buttons = QDialogButtonBox(
@@ -131,24 +137,27 @@ class SettingsDialog(QDialog):
         self.key.clear()
 
     def _test(self) -> None:
-        from desktop.services.connection import test_connection
+        """Off the GUI thread: a server that hangs must not freeze the window."""
+        from desktop.services.connection import test_and_remember
+        from desktop.ui.workers import Task
 
         try:
             profile = self._profile_from_form()
             self._store_key(profile)
-            report = test_connection(profile)
         except TiebreakError as exc:
-            QMessageBox.warning(self, "Test connection", str(exc))
+            self.test_result.setText(str(exc))
             return
-        yes = {True: "yes", False: "no"}
-        QMessageBox.information(
-            self,
-            "Test connection",
-            (
-                f"answers: {yes[report.answers]}\nlogprobs: {yes[report.logprobs]}\n"
-                f"json_schema: {yes[report.json_schema]}\njson_object: {yes[report.json_object]}"
-            ),
-        )
+        self.test_button.setEnabled(False)
+        self.test_result.setText("testing…")
+        self._task = Task(lambda progress, cancel: test_and_remember(profile).summary(profile.name))
+        self._task.signals.finished.connect(self._tested)
+        self._task.signals.failed.connect(self._tested)
+        QThreadPool.globalInstance().start(self._task)
+
+    def _tested(self, text: str) -> None:
+        self.test_button.setEnabled(True)
+        self.test_result.setText(text)
+        self.profiles = load_profiles()  # with what the test found out
 
     def _save(self) -> None:
         try:

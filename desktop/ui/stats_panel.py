@@ -125,7 +125,13 @@ class StatsPanel(QWidget):
         d = self._dims[row]
         confusion = d.vs_human.confusion
         peak = max((v for line in confusion for v in line), default=0) or 1
-        self.matrix_title.setText(f"{d.dimension}: judge × human, {d.vs_human.n:,} pairs")
+        modes = " · ".join(
+            f"{mode} {_pct(a.agreement)} of {a.n:,}" for mode, a in sorted(d.by_mode.items())
+        )
+        self.matrix_title.setText(
+            f"{d.dimension}: judge × human, {d.vs_human.n:,} pairs"
+            + (f"<br>agreement by how the reviewer decided: {modes}" if modes else "")
+        )
         for i in range(3):
             for j in range(3):
                 value = confusion[i][j] if i < len(confusion) and j < len(confusion[i]) else 0
