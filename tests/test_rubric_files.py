@@ -320,3 +320,11 @@ def test_catalog_sees_an_edited_user_file(tmp_path: Path) -> None:
     assert rubric_catalog.get("mine", tmp_path).title == "Mine"
     path.write_text(_edit('title = "Mine"', 'title = "Mine, edited"'), encoding="utf-8")
     assert rubric_catalog.get("mine", tmp_path).title == "Mine, edited"
+
+
+def test_a_dimension_name_that_cannot_be_a_column_is_refused(tmp_path: Path) -> None:
+    text = (prompts_dir() / "href-overall.toml").read_text(encoding="utf-8")
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text.replace('dimensions = ["overall"]', 'dimensions = ["over all|x"]'))
+    with pytest.raises(RubricError, match="dimension 'over all|x' must be letters"):
+        load_rubric(bad)

@@ -78,6 +78,11 @@ class Rubric:
             raise RubricError(f"rubric name {self.name!r} must be letters, digits, - or _")
         if not self.dimensions:
             raise RubricError(f"rubric {self.name}: no dimensions")
+        for dim in self.dimensions:  # they name export columns: no spaces or separators
+            if not dim or not dim.replace("-", "").replace("_", "").isalnum():
+                raise RubricError(
+                    f"rubric {self.name}: dimension {dim!r} must be letters, digits, - or _"
+                )
         if len(set(self.dimensions)) != len(self.dimensions):
             raise RubricError(f"rubric {self.name}: a dimension is listed twice")
         single = self.answer.kind in (AnswerKind.SINGLE, AnswerKind.JSON_CHOICE)

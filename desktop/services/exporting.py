@@ -110,14 +110,16 @@ def export_project(
         models = judge_models(store, name)
         judge_model = models[0] if models else None
     columns = export_columns(dims)
-    rows = _rows(store, name, judge_model, dims)
+    # Only the free text (pair fields, metadata, names) can start a formula; the verdict,
+    # status and number cells Tiebreak writes itself cannot, so they skip the check.
+    rows = _rows(store, name, judge_model, dims, safe=fmt == "csv")
     count = 0
     with atomic_text_file(out, newline="" if fmt == "csv" else None) as fh:
         if fmt == "csv":
             writer = csv.writer(fh)
             writer.writerow(columns)
             for row in rows:
-                writer.writerow([safe_cell(v) if isinstance(v, str) else v for v in row])
+                writer.writerow(row)
                 count += 1
                 if progress and count % 5000 == 0:
                     progress(count)
@@ -137,37 +139,44 @@ def export_project(
 
 
 def _rows(
-    store: ProjectStore, rubric: str | None, judge_model: str | None, dims: tuple[str, ...]
+    store: ProjectStore,
+    rubric: str | None,
+    judge_model: str | None,
+    dims: tuple[str, ...],
+    *,
+    safe: bool,
 ) -> Iterator[list[Any]]:
-    """One list of cell values per pair, in column order; verdicts as A / B / tie / ''."""
+    """One list of cell values per pair, in column order; verdicts as A / B / tie / ''.
+    With ``safe``, text cells are defused for spreadsheets."""
+    text = safe_cell if safe else _same
     pair_cols = ", ".join(f"p.{c}" for c in PAIR_FIELDS)
     if rubric is None:
         for row in store.conn.execute(f"SELECT {pair_cols}, p.metadata FROM pairs p ORDER BY p.id"):
-            yield [*_blank(row[:-1]), "", "", "", row[-1] or ""]
+            yield [*_blank(row[:-1], text), "", "", "", text(row[-1] or "")]
         return
     latest = (
         "SELECT max(id) FROM judge_results WHERE rubric_name = :rubric"
         " AND judge_model = :model AND pair_id = p.id AND ord = '{}'"
     )
-    human = [
-        f"(SELECT group_concat(coalesce(h.verdict, '-'), ',') FROM human_verdicts h"
-        f" WHERE h.pair_id = p.id AND h.rubric_name = :rubric AND h.dimension = :d{i}"
-        f" AND h.id = (SELECT max(id) FROM human_verdicts WHERE pair_id = p.id"
-        f" AND rubric_name = :rubric AND dimension = :d{i} AND reviewer = h.reviewer))"
-        for i in range(len(dims))
-    ]
+    # Every reviewer's latest verdict per dimension, in one probe of the index per pair.
+    human = (
+        "(SELECT group_concat(h.dimension || ':' || coalesce(h.verdict, '-'), '|')"
+        " FROM human_verdicts h WHERE h.pair_id = p.id AND h.rubric_name = :rubric"
+        " AND h.id = (SELECT max(id) FROM human_verdicts WHERE pair_id = p.id"
+        " AND rubric_name = :rubric AND dimension = h.dimension AND reviewer = h.reviewer))"
+    )
     sql = (
         f"SELECT {pair_cols}, p.metadata,"
         " ab.status, ab.verdicts, ab.confidence, ba.id IS NOT NULL, ba.status, ba.verdicts,"
-        f" ba.confidence{''.join(', ' + h for h in human)}"
+        f" ba.confidence, {human}"
         " FROM pairs p"
         f" LEFT JOIN judge_results ab ON ab.id = ({latest.format('AB')})"
         f" LEFT JOIN judge_results ba ON ba.id = ({latest.format('BA')})"
         " ORDER BY p.id"
     )
     params: dict[str, Any] = {"rubric": rubric, "model": judge_model or ""}
-    params.update({f"d{i}": d for i, d in enumerate(dims)})
-    model_cell = judge_model or ""
+    model_cell = text(judge_model or "")
+    rubric_cell = text(rubric)
     n_pair = len(PAIR_FIELDS)
     for row in store.conn.execute(sql, params):
         ab_status, ab_v, ab_c, has_ba, ba_status, ba_v, ba_c = row[n_pair + 1 : n_pair + 8]
@@ -176,19 +185,21 @@ def _rows(
         fc = _loads(ab_c) if ab_c else {}
         bv = _loads(ba_v) if ba_v else {}
         bc = _loads(ba_c) if ba_c else {}
-        out = [*_blank(row[:n_pair]), rubric, model_cell if status else "", status]
+        out = [*_blank(row[:n_pair], text), rubric_cell, model_cell if status else "", status]
+        by_dim: dict[str, list[str]] = {}
+        if row[n_pair + 8]:
+            for item in row[n_pair + 8].split("|"):
+                dim, _, value = item.partition(":")
+                if value != "-":
+                    by_dim.setdefault(dim, []).append(value)
         for i, dim in enumerate(dims):
             # Stored verdicts are the strings "A", "B", "tie"; Verdict is a StrEnum, so the
             # domain rules take them as they are.
             judge, conf, consistent = judge_view(
                 fv.get(dim), fc.get(dim), bv.get(dim), bc.get(dim), bool(has_ba)
             )
-            reviewers = row[n_pair + 8 + i]
-            human_v = (
-                human_consensus([v for v in reviewers.split(",") if v != "-"])
-                if reviewers
-                else None
-            )
+            given = by_dim.get(dim)
+            human_v = human_consensus(given) if given else None
             final = final_verdict(judge, human_v)
             out += [
                 judge or "",
@@ -197,7 +208,7 @@ def _rows(
                 "" if conf is None else round(conf, 4),
                 "" if consistent is None else ("yes" if consistent else "no"),
             ]
-        out.append(row[n_pair] or "")
+        out.append(text(row[n_pair] or ""))
         yield out
 
 
@@ -210,5 +221,9 @@ def _status(ab: str | None, ba: str | None) -> str:
     return ""
 
 
-def _blank(values: tuple[Any, ...]) -> list[Any]:
-    return ["" if v is None else v for v in values]
+def _blank(values: tuple[Any, ...], text: Callable[[str], str]) -> list[Any]:
+    return ["" if v is None else text(v) if isinstance(v, str) else v for v in values]
+
+
+def _same(value: str) -> str:
+    return value
