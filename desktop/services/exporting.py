@@ -192,7 +192,7 @@ def _rows(
                 dim, _, value = item.partition(":")
                 if value != "-":
                     by_dim.setdefault(dim, []).append(value)
-        for i, dim in enumerate(dims):
+        for dim in dims:
             # Stored verdicts are the strings "A", "B", "tie"; Verdict is a StrEnum, so the
             # domain rules take them as they are.
             judge, conf, consistent = judge_view(
