@@ -122,3 +122,9 @@ def test_rubric_add_refuses_a_broken_file(tmp_path: Path) -> None:
     proc = tiebreak("rubric", "add", project, broken)
     assert_one_line_error(proc, "broken.toml")
     assert table_digest(project) == before
+
+
+def test_open_a_missing_project_is_one_line(tmp_path: Path) -> None:
+    proc = tiebreak("open", tmp_path / "nope.tiebreak")
+    assert_one_line_error(proc, "no such project")
+    assert not (tmp_path / "nope.tiebreak").exists()

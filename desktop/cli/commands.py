@@ -21,17 +21,6 @@ from desktop.services.overrides import override, parse_verdict
 from desktop.services.project_rubrics import add_rubric, dimensions_for, find_rubric
 
 
-def open_window(project: Path | None = None) -> int:
-    from desktop.cli.display_check import display_problem
-
-    problem = display_problem()
-    if problem:
-        raise TiebreakError(problem)
-    from desktop.ui.app import run
-
-    return run(project)
-
-
 def cmd_new(args: argparse.Namespace) -> int:
     open_project(args.project, create=True).close()
     print(f"created {args.project}")

@@ -6,25 +6,35 @@ libraries come from the system's packages, not from pip, so name the packages to
 
 from __future__ import annotations
 
-import ctypes.util
+import ctypes
 import os
 import sys
 
-# library name (as ctypes.util.find_library takes it) -> Debian/Ubuntu package
+# library soname (what Qt's plugin loads) -> Debian/Ubuntu package. Loading by soname is
+# what the dynamic linker does for Qt, and takes microseconds; ctypes.util.find_library
+# would run `ldconfig -p` once per library.
 XCB_LIBRARIES = {
-    "xcb-cursor": "libxcb-cursor0",
-    "xkbcommon-x11": "libxkbcommon-x11-0",
-    "xcb-icccm": "libxcb-icccm4",
-    "xcb-keysyms": "libxcb-keysyms1",
-    "xcb-shape": "libxcb-shape0",
-    "xcb-randr": "libxcb-randr0",
-    "xcb-render-util": "libxcb-render-util0",
-    "xcb-image": "libxcb-image0",
-    "xcb-xinerama": "libxcb-xinerama0",
-    "EGL": "libegl1",
-    "fontconfig": "libfontconfig1",
-    "GL": "libgl1",
+    "libxcb-cursor.so.0": "libxcb-cursor0",
+    "libxkbcommon-x11.so.0": "libxkbcommon-x11-0",
+    "libxcb-icccm.so.4": "libxcb-icccm4",
+    "libxcb-keysyms.so.1": "libxcb-keysyms1",
+    "libxcb-shape.so.0": "libxcb-shape0",
+    "libxcb-randr.so.0": "libxcb-randr0",
+    "libxcb-render-util.so.0": "libxcb-render-util0",
+    "libxcb-image.so.0": "libxcb-image0",
+    "libxcb-xinerama.so.0": "libxcb-xinerama0",
+    "libEGL.so.1": "libegl1",
+    "libfontconfig.so.1": "libfontconfig1",
+    "libGL.so.1": "libgl1",
 }
+
+
+def _loads(soname: str) -> bool:
+    try:
+        ctypes.CDLL(soname)
+    except OSError:
+        return False
+    return True
 
 
 def display_problem() -> str | None:
@@ -41,7 +51,7 @@ def display_problem() -> str | None:
             "no display to open a window on (DISPLAY is not set); run it in a desktop"
             " session, or under Xvfb: xvfb-run tiebreak"
         )
-    missing = [pkg for lib, pkg in XCB_LIBRARIES.items() if ctypes.util.find_library(lib) is None]
+    missing = [pkg for lib, pkg in XCB_LIBRARIES.items() if not _loads(lib)]
     if missing:
         return (
             "the window needs system libraries that pip cannot install; run: sudo apt-get"

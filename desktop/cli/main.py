@@ -25,6 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tiebreak {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
+    p = sub.add_parser("open", help="open a project in the review window")
+    p.add_argument("project", type=Path)
+
     p = sub.add_parser("new", help="create an empty project file")
     p.add_argument("project", type=Path)
 
@@ -132,10 +135,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command is None:
-            from desktop.cli.commands import open_window
+        if args.command in (None, "open"):
+            from desktop.cli.window import open_window
 
-            return open_window()
+            return open_window(getattr(args, "project", None))
         from desktop.cli import commands
 
         name = "cmd_" + args.command.replace("-", "_")

@@ -9,7 +9,6 @@ import platformdirs
 
 from desktop.adapters.store import open_project
 from desktop.resources import resources_dir
-from desktop.services.importing import import_file
 
 DEMO_NAME = "demo.tiebreak"
 
@@ -24,6 +23,8 @@ def ensure_demo_project() -> Path:
     path = data_dir() / DEMO_NAME
     if path.exists():
         return path
+    from desktop.services.importing import import_file  # only the first run imports
+
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(DEMO_NAME + ".new")
     for stale in (partial, Path(f"{partial}-wal"), Path(f"{partial}-shm")):

@@ -216,7 +216,7 @@ class MainWindow(FileActions, JudgeActions, ReviewTools, QMainWindow):
         if row is not None and self.model.row_at(row).id != keep:
             row = 0
         self._select(row if row is not None else 0)
-        self.refresh_counts()
+        QTimer.singleShot(0, self.refresh_counts)  # after the pair is painted
 
     def _select(self, row: int) -> None:
         if self.model.rowCount() == 0:
@@ -249,6 +249,8 @@ class MainWindow(FileActions, JudgeActions, ReviewTools, QMainWindow):
             self.model.replace_row(self.ctl.list_row(self.ctl.current.id))
 
     def refresh_counts(self) -> None:
+        if self._closed:  # a deferred refresh may arrive after the project closed
+            return
         total, judged, reviewed = self.ctl.counts()
         self.counts_label.setText(
             f"{total:,} pairs · {judged:,} judged · {reviewed:,} reviewed ·"

@@ -11,6 +11,7 @@ from desktop.services.review import ListRow
 HEADERS = ("#", "id", "category", "status")
 COLUMN_WIDTHS = (56, 90, 90, 70)
 PAGE = 500
+FIRST_PAGE = 60  # a screenful: the first pair paints without waiting for the rest
 Index = QModelIndex | QPersistentModelIndex
 
 
@@ -66,8 +67,9 @@ class PairListModel(QAbstractTableModel):
         if parent.isValid() or self._exhausted:
             return
         after = self._rows[-1].id if self._rows else 0
-        page = self._fetch(after, PAGE)
-        if len(page) < PAGE:
+        size = PAGE if self._rows else FIRST_PAGE
+        page = self._fetch(after, size)
+        if len(page) < size:
             self._exhausted = True
         if page:
             self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows) + len(page) - 1)

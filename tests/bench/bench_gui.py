@@ -40,6 +40,7 @@ RARE_WORD = "zyzzyvaquux"
 
 # Each child prints "<seconds from its own exec to the first paint> <VmRSS kB>" once the
 # window has painted, then exits. Time from exec comes from the kernel's process start.
+# Tiebreak starts as `tiebreak open PROJECT` does, through the command line's own entry.
 _CLOCK = """
 import os, time
 def since_start():
@@ -50,12 +51,15 @@ def rss_kb():
     for line in open('/proc/self/status'):
         if line.startswith('VmRSS'):
             return int(line.split()[1])
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
+def done():
+    print(rss_kb(), flush=True)
+    QCoreApplication.instance().quit()
 class Painted(QObject):
     def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.Paint:
             print(since_start(), flush=True)
-            QTimer.singleShot(300, lambda: (print(rss_kb(), flush=True), app.quit()))
+            QTimer.singleShot(300, done)
             obj.removeEventFilter(self)
         return False
 painted = Painted()
@@ -78,17 +82,14 @@ _TIEBREAK = (
     _CLOCK
     + """
 import sys
-from pathlib import Path
-from PySide6.QtWidgets import QApplication
-from desktop.services.app_settings import AppSettings
-from desktop.services.session import ReviewSession
-from desktop.ui.main_window import MainWindow
-app = QApplication([])
-settings = AppSettings(profile="local")
-window = MainWindow(ReviewSession.open(Path(sys.argv[1]), settings), settings)
-window.pair_view.response_a.view.viewport().installEventFilter(painted)
-window.show()
-app.exec()
+from desktop.ui import main_window
+_init = main_window.MainWindow.__init__
+def _watch(self, *args, **kwargs):
+    _init(self, *args, **kwargs)
+    self.pair_view.response_a.view.viewport().installEventFilter(painted)
+main_window.MainWindow.__init__ = _watch
+from desktop.cli.main import main
+sys.exit(main(["open", sys.argv[1]]))
 """
 )
 
