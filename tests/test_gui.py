@@ -257,6 +257,12 @@ def test_review_queue_and_agreement_dock(qtbot, window: MainWindow, server: Open
     assert panel.table.item(0, 2).text() == "100.0%"
     assert panel.matrix.item(0, 0).text() == "1"  # judge A, human A
     assert "gui 100.0% of 1" in panel.matrix_title.text()  # how the verdict was given
+    # Per category: p1 is a math pair, no facts pair is reviewed yet.
+    panel.section.setCurrentText("facts")
+    assert panel.table.item(0, 1).text() == "0"
+    panel.section.setCurrentText("math")
+    assert panel.table.item(0, 1).text() == "1"
+    panel.section.setCurrentText("all pairs")
     # An override that disagrees moves the figures.
     window.reload_list(keep=window.ctl.current.id)
     window.apply_verdict(window.model.row_at(0).id, "precision", Verdict.B)

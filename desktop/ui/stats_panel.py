@@ -11,6 +11,7 @@ from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -80,7 +81,12 @@ class StatsPanel(QWidget):
         buttons.addStretch(1)
         buttons.addWidget(refresh)
         buttons.addWidget(save)
+        self.section = QComboBox()  # all pairs, or one category
+        self.section.currentTextChanged.connect(lambda _: self._show_section())
+        self.section.hide()
+        self._stats: Stats | None = None
         layout = QVBoxLayout(self)
+        layout.addWidget(self.section)
         layout.addWidget(self.heading)
         layout.addWidget(self.table, 2)
         layout.addWidget(self.matrix_title)
@@ -89,7 +95,23 @@ class StatsPanel(QWidget):
         self._dims: list[DimensionStats] = []
 
     def show_stats(self, stats: Stats) -> None:
-        s = stats.overall
+        self._stats = stats
+        chosen = self.section.currentText()
+        names = ["all pairs", *(c.name for c in stats.categories)]
+        self.section.blockSignals(True)
+        self.section.clear()
+        self.section.addItems(names)
+        self.section.setCurrentText(chosen if chosen in names else "all pairs")
+        self.section.blockSignals(False)
+        self.section.setVisible(len(names) > 1)
+        self._show_section()
+
+    def _show_section(self) -> None:
+        stats = self._stats
+        if stats is None:
+            return
+        name = self.section.currentText()
+        s = next((c for c in stats.categories if c.name == name), stats.overall)
         self.heading.setText(
             f"<b>{stats.rubric}</b> · judge {stats.judge_model or 'none'} · {s.pairs:,} pairs,"
             f" {s.judged:,} judged, {s.reviewed:,} reviewed · parse failures"
