@@ -78,6 +78,55 @@ app.exec()
 """
 )
 
+# Plain Qt with the window's widget set (splitters, five text views, a table, a grid of
+# buttons, 37 shortcuts) and no application code: how much of the start-up is Qt's own.
+_QT_SAME_WIDGETS = (
+    _CLOCK
+    + """
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication, QComboBox, QGridLayout, QGroupBox, QLabel, QLineEdit, QMainWindow,
+    QSplitter, QTableView, QTextBrowser, QToolButton, QVBoxLayout, QWidget,
+)
+app = QApplication([])
+w = QMainWindow()
+w.resize(1400, 900)
+left = QWidget()
+column = QVBoxLayout(left)
+for widget in (QLineEdit(), QComboBox(), QTableView()):
+    column.addWidget(widget)
+right = QSplitter(Qt.Orientation.Vertical)
+views = []
+for i in range(5):
+    box = QGroupBox(f"pane {i}")
+    view = QTextBrowser()
+    view.setMarkdown("some **text** here " * 20)
+    QVBoxLayout(box).addWidget(view)
+    right.addWidget(box)
+    views.append(view)
+panel = QWidget()
+grid = QGridLayout(panel)
+for r in range(6):
+    for c in range(6):
+        grid.addWidget(QToolButton() if c == 4 else QLabel("x"), r, c)
+right.addWidget(panel)
+split = QSplitter()
+split.addWidget(left)
+split.addWidget(right)
+w.setCentralWidget(split)
+menu = w.menuBar().addMenu("File")
+for i in range(37):
+    action = QAction(f"a{i}", w)
+    action.setShortcuts([QKeySequence(f"Ctrl+Shift+{i % 10}")])
+    menu.addAction(action)
+w.statusBar().addWidget(QLabel("status"))
+views[1].viewport().installEventFilter(painted)
+w.show()
+app.exec()
+"""
+)
+
 _TIEBREAK = (
     _CLOCK
     + """
@@ -244,6 +293,7 @@ def main(argv: list[str] | None = None) -> int:
         plant_rare_word(project)
         bare = [child(_BARE) for _ in range(3)]
         ours = [child(_TIEBREAK, str(project)) for _ in range(3)]
+        same_widgets = min(child(_QT_SAME_WIDGETS)[0] for _ in range(3))
         bare_start, bare_rss = min(b[0] for b in bare), min(b[1] for b in bare)
         our_start, our_rss = min(o[0] for o in ours), min(o[1] for o in ours)
         figures = in_process(project, presses)
@@ -254,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
         "start_to_first_pair_s": round(our_start, 3),
         "bare_qmainwindow_start_s": round(bare_start, 3),
         "start_ratio": round(our_start / bare_start, 2),
+        "qt_same_widgets_start_s": round(same_widgets, 3),
+        "qt_same_widgets_ratio": round(same_widgets / bare_start, 2),
         "start_target": START_TARGET,
         "rss_mb": round(our_rss / 1024, 1),
         "bare_rss_mb": round(bare_rss / 1024, 1),
