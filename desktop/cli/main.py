@@ -132,13 +132,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    window = _window_request(words)
+    args = None if window is not False else build_parser().parse_args(words)
     try:
-        if args.command in (None, "open"):
+        if args is None or args.command == "open":
             from desktop.cli.window import open_window
 
-            return open_window(getattr(args, "project", None))
+            return open_window(args.project if args is not None else window or None)
         from desktop.cli import commands
 
         name = "cmd_" + args.command.replace("-", "_")
@@ -163,6 +164,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         _fail(f"unexpected {type(exc).__name__}: {exc} (set TIEBREAK_DEBUG=1 for details)")
     return 1
+
+
+def _window_request(words: list[str]) -> Path | bool | None:
+    """`tiebreak` or `tiebreak open PROJECT` start the window without building the whole
+    command parser (25 subcommands cost a noticeable part of the window's start-up):
+    None for the last project, a Path, or False for anything else."""
+    if not words:
+        return None
+    if len(words) == 2 and words[0] == "open" and not words[1].startswith("-"):
+        return Path(words[1])
+    return False
 
 
 def _fail(message: str) -> None:
