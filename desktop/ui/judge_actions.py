@@ -3,11 +3,26 @@ The job runs off the GUI thread; only its progress snapshots come back here."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
+
+from PySide6.QtCore import QTimer
 
 
 class JudgeActions:
     """Mixed into MainWindow; uses its session (``ctl``), runner and status bar."""
+
+    def warm_judge_engine(self) -> None:
+        """Load the judge engine (openai and its compiled parts) in the background soon
+        after the window shows. Loading a compiled module holds Python's lock for tens of
+        milliseconds; done here, that happens while the reviewer reads the first pair,
+        not as a stall at the start of their first judge job."""
+
+        def load(progress: Any, cancel: Any) -> None:
+            import desktop.services.connection
+            import desktop.services.judging  # noqa: F401
+
+        self.runner.start(load)
 
     def judge_pair(self) -> None:
         if self.ctl.current is not None:
@@ -22,6 +37,12 @@ class JudgeActions:
             return
         swap = self.actions_by_name["toggle_swap"].isChecked()
         work = self.ctl.judge_work(pair_ids, swap=swap)
+        self._job_state: Any = None
+        self._job_changed: set[int] = set()
+        self._counts_at = time.monotonic()
+        if not hasattr(self, "_job_timer"):
+            self._job_timer = QTimer(self, singleShot=True, interval=100)
+            self._job_timer.timeout.connect(self._job_flush)
         self.progress.setRange(0, 0)
         self.progress.show()
         self.cancel_button.show()
@@ -30,17 +51,35 @@ class JudgeActions:
         )
 
     def _job_progress(self, state: Any) -> None:
+        """Results arrive hundreds a second: note them, and repaint at most ten times a
+        second, so the window stays responsive while a big job runs."""
+        self._job_state = state
+        if state.last_pair is not None:
+            self._job_changed.add(state.last_pair)
+        if not self._job_timer.isActive():
+            self._job_timer.start()
+
+    def _job_flush(self) -> None:
+        state, changed = self._job_state, self._job_changed
+        self._job_changed = set()
+        if state is None:
+            return
         self.progress.setRange(0, max(state.total, 1))
         self.progress.setValue(state.done)
-        if self.ctl.current and state.last_pair == self.ctl.current.id:
-            self.refresh_verdicts()
-        elif state.last_pair is not None:
-            self.model.replace_row(self.ctl.list_row(state.last_pair))
-        if state.done % 20 == 0:
+        current = self.ctl.current.id if self.ctl.current else None
+        for pair_id in changed:
+            if pair_id == current:
+                self.refresh_verdicts()
+            elif self.model.index_of(pair_id) is not None:  # rows not loaded cost nothing
+                self.model.replace_row(self.ctl.list_row(pair_id))
+        if time.monotonic() - self._counts_at > 1.0:
+            self._counts_at = time.monotonic()
             self.refresh_counts()
 
     def _job_finished(self) -> None:
         self.job = None
+        self._job_timer.stop()
+        self._job_flush()
         self.verdicts_changed()
         self.progress.hide()
         self.cancel_button.hide()

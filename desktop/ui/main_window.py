@@ -56,6 +56,7 @@ class MainWindow(VerdictActions, FileActions, JudgeActions, ReviewTools, QMainWi
         self._build_actions()
         self._restore_window()
         self.open_controller(controller)
+        QTimer.singleShot(400, self.warm_judge_engine)
 
     # ---- layout ---------------------------------------------------------------------
     def _build(self) -> None:
