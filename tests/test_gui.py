@@ -288,3 +288,23 @@ def test_settings_test_connection_and_key_to_keyring(
     assert memory_keyring.get_password("tiebreak", "test") == "sk-secret-123"
     assert "sk-secret-123" not in profiles_path().read_text(encoding="utf-8")
     assert window.ctl.reviewer() == "grace"
+
+
+def test_export_from_the_keyboard(qtbot, window: MainWindow, tmp_path, monkeypatch) -> None:
+    import desktop.ui.dialogs as dialogs
+
+    out = tmp_path / "labelled.csv"
+    shown: list[tuple[str, ...]] = []
+
+    def confirm(parent, columns, default):
+        shown.append(columns)
+        return out
+
+    monkeypatch.setattr(dialogs, "confirm_export", confirm)
+    press(qtbot, window, Qt.Key.Key_A)  # a verdict to export
+    press(qtbot, window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(out.exists, timeout=10_000)
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert "precision_human" in shown[0]
+    assert len(rows) == 6 and rows[0]["precision_human"] == "A"
+    assert rows[0]["rubric"] == "href-four"
