@@ -308,3 +308,25 @@ def test_export_from_the_keyboard(qtbot, window: MainWindow, tmp_path, monkeypat
     assert "precision_human" in shown[0]
     assert len(rows) == 6 and rows[0]["precision_human"] == "A"
     assert rows[0]["rubric"] == "href-four"
+
+
+def test_dropping_a_data_file_imports_it(qtbot, window: MainWindow, tmp_path) -> None:
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    extra = write_jsonl(
+        tmp_path / "more.jsonl",
+        [{"instruction": "New question", "response_a": "x", "response_b": "y", "id": "n1"}],
+    )
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(extra))])
+    event = QDropEvent(
+        QPointF(20, 20),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    window.dropEvent(event)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 7, timeout=10_000)
+    assert window.model.row_at(6).external_id == "n1"
