@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop.adapters.formats.readers import FORMATS, Record, read_records, sniff_format
+from desktop.adapters.formats.readers import (
+    FORMATS,
+    Record,
+    in_batches,
+    read_records,
+    sniff_format,
+)
 from desktop.adapters.store.pairs import content_key, ids_for_keys, insert_rows
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import insert_results, result_row
@@ -72,15 +78,10 @@ def import_file(
     job = _Job(store, kind, columns, rubric)
     with store.bulk_write(), store.transaction():
         job.start()
-        batch: list[Record] = [first]
-        for record in records:
-            batch.append(record)
-            if len(batch) >= BATCH:
-                job.write(batch)
-                batch = []
-                if progress:
-                    progress(job.records)
-        job.write(batch)
+        for batch in in_batches(first, records, BATCH):
+            job.write(batch)
+            if progress and len(batch) == BATCH:
+                progress(job.records)
     if progress:
         progress(job.records)
     return ImportReport(

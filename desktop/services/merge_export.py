@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.adapters.formats.cells import safe_cell
-from desktop.adapters.formats.readers import Record, read_records, sniff_format
+from desktop.adapters.formats.readers import Record, in_batches, read_records, sniff_format
 from desktop.adapters.store.pairs import content_key, ids_for_keys, insert_rows
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import now
@@ -44,13 +44,8 @@ def merge_export(
         raise ImportDataError(f"{path}: no rows to merge")
     dims = _dimensions(path, first[1])
     job = _ExportMerge(store, fmt, dims, reviewer, rubric)
-    batch: list[Record] = [first]
-    for record in records:
-        batch.append(record)
-        if len(batch) >= BATCH:
-            job.write(batch)
-            batch = []
-    job.write(batch)
+    for batch in in_batches(first, records, BATCH):
+        job.write(batch)
     return job.report
 
 

@@ -7,6 +7,7 @@ A record is ``(where, fields)``: ``where`` is how an error names it ("data.csv l
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import sys
 from collections.abc import Iterator
@@ -42,6 +43,14 @@ def sniff_format(path: Path) -> str:
     if suffix == ".json":
         return "json"
     return "csv"
+
+
+def in_batches(first: Record, rest: Iterator[Record], size: int) -> Iterator[list[Record]]:
+    """The records in lists of ``size`` (the last may be shorter), the first one included:
+    callers read it ahead to learn the file's shape."""
+    records = itertools.chain((first,), rest)
+    while batch := list(itertools.islice(records, size)):
+        yield batch
 
 
 def read_records(path: Path, fmt: str) -> Iterator[Record]:
