@@ -221,13 +221,13 @@ class ReviewSession:
         return work
 
     def queue_work(self) -> Work:
-        path, rubric, model, reviewer = self.path, self.rubric_name, self.judge_model, None
+        path, rubric, model = self.path, self.rubric_name, self.judge_model
 
         def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
             from desktop.services.review_queue import review_queue
 
             with open_project(path, readonly=True) as store:
-                return review_queue(store, rubric, model, reviewer=reviewer)
+                return review_queue(store, rubric, model)
 
         return work
 

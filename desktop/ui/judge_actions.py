@@ -12,6 +12,14 @@ from PySide6.QtCore import QTimer
 class JudgeActions:
     """Mixed into MainWindow; uses its session (``ctl``), runner and status bar."""
 
+    def _build_judge_actions(self) -> None:
+        self.job: Any = None
+        self._job_state: Any = None
+        self._job_changed: set[int] = set()
+        self._counts_at = 0.0
+        self._job_timer = QTimer(self, singleShot=True, interval=100)
+        self._job_timer.timeout.connect(self._job_flush)
+
     def warm_judge_engine(self) -> None:
         """Load the judge engine (openai and its compiled parts) in the background soon
         after the window shows. Loading a compiled module holds Python's lock for tens of
@@ -37,12 +45,9 @@ class JudgeActions:
             return
         swap = self.actions_by_name["toggle_swap"].isChecked()
         work = self.ctl.judge_work(pair_ids, swap=swap)
-        self._job_state: Any = None
-        self._job_changed: set[int] = set()
+        self._job_state = None
+        self._job_changed = set()
         self._counts_at = time.monotonic()
-        if not hasattr(self, "_job_timer"):
-            self._job_timer = QTimer(self, singleShot=True, interval=100)
-            self._job_timer.timeout.connect(self._job_flush)
         self.progress.setRange(0, 0)
         self.progress.show()
         self.cancel_button.show()

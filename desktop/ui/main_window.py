@@ -47,12 +47,12 @@ class MainWindow(VerdictActions, FileActions, JudgeActions, ReviewTools, QMainWi
         self.settings = settings
         self.runner = TaskRunner(self)
         self.undo_stack = QUndoStack(self)
-        self.job = None
         self._closed = False
         self.setAcceptDrops(True)
         self.setWindowTitle("Tiebreak")
         self._build()
         self._build_review_tools()
+        self._build_judge_actions()
         self._build_actions()
         self._restore_window()
         self.open_controller(controller)
