@@ -32,10 +32,11 @@ class ListRow:
     external_id: str | None
     category: str | None
     judged: bool
-    reviewed: bool
+    reviewed: bool  # some reviewer's current verdict on some dimension
     status: str  # "", "ok", "parse-failure", "error"
     inconsistent: bool
-    disagree: bool
+    disagree: bool  # the reviewers' consensus differs from the judge on some dimension
+    mine: bool = False  # the current reviewer's own verdict on some dimension
 
     @property
     def flagged(self) -> bool:
@@ -53,9 +54,11 @@ class JudgeDetail:
 
 @dataclass(frozen=True)
 class PairVerdicts:
-    dimensions: dict[str, DimensionView]
+    dimensions: dict[str, DimensionView]  # human: every reviewer's consensus
     judge: list[JudgeDetail]  # AB first, then BA where judged in both orders
-    notes: dict[str, str]
+    notes: dict[str, str]  # the current reviewer's notes, by dimension
+    mine: dict[str, Verdict]  # the current reviewer's own current verdicts
+    others: dict[str, list[str]]  # other reviewers with a current verdict, by dimension
 
 
 def list_rows(
@@ -67,14 +70,16 @@ def list_rows(
     filter_name: str = "all",
     after_id: int = 0,
     limit: int = 500,
+    reviewer: str = "",
 ) -> list[ListRow]:
     """A page of the pair list, in id order, after ``after_id``; filters run in SQL so a
-    100,000-pair project never loads whole."""
+    100,000-pair project never loads whole. ``mine`` is ``reviewer``'s own verdicts."""
     params: dict[str, object] = {
         "rubric": rubric,
         "model": judge_model or "",
         "after": after_id,
         "limit": limit,
+        "me": reviewer,
     }
     where = ["p.id > :after"]
     if search:
@@ -93,15 +98,17 @@ def list_rows(
              AND r.judge_model = :model
              AND r.id IN (SELECT max(id) FROM judge_results WHERE pair_id = p.id
                           AND rubric_name = :rubric AND judge_model = :model GROUP BY ord)),
-          (SELECT group_concat(dimension || ':' || coalesce(verdict, '-'), '|')
+          (SELECT group_concat(h.id || char(31) || h.dimension || char(31) || h.verdict
+                               || char(31) || (h.reviewer = :me), char(30))
              FROM human_verdicts h WHERE h.pair_id = p.id AND h.rubric_name = :rubric
              AND h.id = (SELECT max(id) FROM human_verdicts WHERE pair_id = p.id
-                         AND rubric_name = :rubric AND dimension = h.dimension))
+                         AND rubric_name = :rubric AND dimension = h.dimension
+                         AND reviewer = h.reviewer))
         FROM pairs p WHERE {" AND ".join(where)} ORDER BY p.id"""
     rows: list[ListRow] = []
     cursor = store.conn.execute(sql, params)
     for pid, ext, category, judged_raw, human_raw in cursor:
-        row = _list_row(pid, ext, category, judged_raw, human_raw)
+        row = _list_row(pid, ext, category, judged_raw, human_raw, reviewer)
         if _keep(row, filter_name):
             rows.append(row)
             if len(rows) >= limit:
@@ -111,7 +118,12 @@ def list_rows(
 
 
 def _list_row(
-    pid: int, ext: str | None, category: str | None, judged_raw: str | None, human_raw: str | None
+    pid: int,
+    ext: str | None,
+    category: str | None,
+    judged_raw: str | None,
+    human_raw: str | None,
+    reviewer: str,
 ) -> ListRow:
     status, inconsistent = "", False
     judge: dict[str, Verdict] = {}
@@ -131,14 +143,23 @@ def _list_row(
             inconsistent |= consistent is False
             if verdict is not None:
                 judge[dim] = verdict
-    human_v: dict[str, Verdict] = {}
-    if human_raw:
-        for item in human_raw.split("|"):
-            dim, value = item.split(":", 1)
-            if value in _V:
-                human_v[dim] = _V[value]
-    disagree = any(judge.get(d) not in (None, v) for d, v in human_v.items())
-    return ListRow(pid, ext, category, bool(status), bool(human_v), status, inconsistent, disagree)
+    # Each reviewer's current verdict as "id␟dimension␟verdict␟is-mine" (withdrawals are
+    # NULL, so group_concat leaves them out), put back in the order they were given.
+    given = sorted(
+        (int(i), dim, _V[value], flag == "1")
+        for i, dim, value, flag in (
+            item.split("\x1f") for item in (human_raw or "").split("\x1e") if item
+        )
+    )
+    by_dim: dict[str, list[Verdict | None]] = {}
+    for _, dim, verdict, _ in given:
+        by_dim.setdefault(dim, []).append(verdict)
+    consensus = {dim: human_consensus(values) for dim, values in by_dim.items()}
+    disagree = any(judge.get(d) not in (None, v) for d, v in consensus.items())
+    mine = any(is_mine for *_, is_mine in given)
+    return ListRow(
+        pid, ext, category, bool(status), bool(given), status, inconsistent, disagree, mine
+    )
 
 
 def _keep(row: ListRow, filter_name: str) -> bool:
@@ -161,7 +182,9 @@ def pair_verdicts(
     rubric: str,
     judge_model: str | None,
     dimensions: tuple[str, ...],
+    reviewer: str = "",
 ) -> PairVerdicts:
+    """One pair's verdicts per dimension; ``reviewer``'s own verdicts and notes apart."""
     latest = {}
     for order in ("AB", "BA"):
         row = store.conn.execute(
@@ -172,8 +195,16 @@ def pair_verdicts(
         ).fetchone()
         if row:
             latest[order] = row
-    humans = _human_by_dim(store, pair_id, rubric)
-    notes = {d: h.note for d, h in human.latest_verdicts(store, pair_id, rubric).items() if h.note}
+    current = human.current_verdicts(store, pair_id, rubric)
+    by_dim: dict[str, list[Verdict | None]] = {}
+    for h in current:
+        by_dim.setdefault(h.dimension, []).append(h.verdict)
+    mine = {h.dimension: h.verdict for h in current if h.reviewer == reviewer and h.verdict}
+    notes = {h.dimension: h.note for h in current if h.reviewer == reviewer and h.note}
+    others: dict[str, list[str]] = {}
+    for h in current:
+        if h.reviewer != reviewer and h.verdict is not None:
+            others.setdefault(h.dimension, []).append(h.reviewer)
     views: dict[str, DimensionView] = {}
     ab, ba = latest.get("AB"), latest.get("BA")
     fv = json.loads(ab[1]) if ab and ab[1] else {}
@@ -184,23 +215,10 @@ def pair_verdicts(
         judge, conf, consistent = judge_view(
             _V.get(fv.get(dim)), fc.get(dim), _V.get(bv.get(dim)), bc.get(dim), ba is not None
         )
-        views[dim] = dimension_view(judge, conf, consistent, humans.get(dim))
+        consensus = human_consensus(by_dim.get(dim, []))
+        views[dim] = dimension_view(judge, conf, consistent, consensus)
     details = [JudgeDetail(r[0], r[3], r[4], order, r[5]) for order, r in latest.items()]
-    return PairVerdicts(views, details, notes)
-
-
-def _human_by_dim(store: ProjectStore, pair_id: int, rubric: str) -> dict[str, Verdict | None]:
-    rows = store.conn.execute(
-        "SELECT dimension, verdict FROM human_verdicts h WHERE pair_id = ? AND rubric_name = ?"
-        " AND id = (SELECT max(id) FROM human_verdicts WHERE pair_id = h.pair_id"
-        " AND rubric_name = h.rubric_name AND dimension = h.dimension AND reviewer = h.reviewer)"
-        " ORDER BY id",
-        [pair_id, rubric],
-    ).fetchall()
-    by_dim: dict[str, list[Verdict | None]] = {}
-    for dim, value in rows:
-        by_dim.setdefault(dim, []).append(_V.get(value) if value else None)
-    return {dim: human_consensus(values) for dim, values in by_dim.items()}
+    return PairVerdicts(views, details, notes, mine, others)
 
 
 def counts(store: ProjectStore, rubric: str, judge_model: str | None) -> tuple[int, int, int]:
@@ -211,9 +229,11 @@ def counts(store: ProjectStore, rubric: str, judge_model: str | None) -> tuple[i
         " AND judge_model = ?",
         [rubric, judge_model or ""],
     ).fetchone()[0]
-    reviewed = store.conn.execute(
-        "SELECT count(DISTINCT pair_id) FROM human_verdicts WHERE rubric_name = ?"
-        " AND verdict IS NOT NULL",
+    reviewed = store.conn.execute(  # a withdrawn verdict no longer counts
+        "SELECT count(DISTINCT pair_id) FROM human_verdicts h WHERE rubric_name = ?"
+        " AND verdict IS NOT NULL AND id = (SELECT max(id) FROM human_verdicts"
+        "  WHERE pair_id = h.pair_id AND rubric_name = h.rubric_name"
+        "  AND dimension = h.dimension AND reviewer = h.reviewer)",
         [rubric],
     ).fetchone()[0]
     return total, judged, reviewed

@@ -70,7 +70,7 @@ class VerdictActions:
         if views:
             self.undo_stack.beginMacro("accept judge verdicts")
             for dim, view in views.dimensions.items():
-                if view.human is None and view.judge is not None:
+                if dim not in views.mine and view.judge is not None:
                     self.undo_stack.push(
                         VerdictCommand(self, self.ctl.current.id, dim, None, view.judge)
                     )

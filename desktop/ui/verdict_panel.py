@@ -9,7 +9,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QButtonGroup,
-    QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
@@ -22,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from desktop.domain.combine import DimensionView
 from desktop.domain.verdicts import Verdict
+from desktop.services.review import PairVerdicts
 
 CHOICES = (Verdict.A, Verdict.B, Verdict.TIE)
 
@@ -37,6 +37,13 @@ class _Row:
 
 
 HEADINGS = ("dimension", "judge", "conf", "swap", "you", "final")
+# Your verdict must be plain at a glance: the checked button takes the palette's highlight,
+# so it follows the system's light or dark colours.
+CHECKED_STYLE = (
+    "QToolButton:checked { background-color: palette(highlight);"
+    " color: palette(highlighted-text); border: 1px solid palette(highlight);"
+    " border-radius: 3px; font-weight: bold; }"
+)
 
 
 class VerdictPanel(QWidget):
@@ -67,6 +74,7 @@ class VerdictPanel(QWidget):
         bottom.addWidget(self.note, 1)
         bottom.addWidget(raw)
         bottom.addWidget(prompt)
+        self.setStyleSheet(CHECKED_STYLE)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
         layout.addLayout(self._grid)
@@ -125,23 +133,27 @@ class VerdictPanel(QWidget):
         self._paint_focus()
         self.verdictChosen.emit(dim, verdict if checked else None)
 
-    def show_views(self, views: dict[str, DimensionView], *, blind: bool = False) -> None:
+    def show_views(self, views: PairVerdicts | None, *, blind: bool = False) -> None:
+        """The "you" column is this reviewer's own verdict; "final" is every reviewer's
+        consensus where there is one, else the judge's. Blind: the judge stays hidden
+        until you decide that dimension."""
         self._blind = blind
         for dim, row in self._rows.items():
-            view = views.get(dim)
-            hidden = blind and (view is None or view.human is None)
+            view = views.dimensions.get(dim) if views else None
+            mine = views.mine.get(dim) if views else None
+            others = views.others.get(dim, []) if views else []
+            hidden = blind and mine is None
             judge = view.judge.value if view and view.judge else "-"
             row.judge.setText("hidden" if hidden and judge != "-" else judge)
             conf = view.confidence if view else None
             row.conf.setText("-" if conf is None or hidden else f"{conf:.2f}")
             swap = {True: "ok", False: "flip", None: "-"}[view.consistent if view else None]
             row.swap.setText(swap)
-            human = view.human if view else None
             for button in row.group.buttons():
-                button.setChecked(human is not None and button.text() == human.value)
+                button.setChecked(mine is not None and button.text() == mine.value)
             final = view.final if view else None
-            suffix = " (you)" if view and view.human is not None else ""
-            row.final.setText((final.value + suffix) if final and not hidden else "-")
+            shown = final is not None and not hidden  # hidden: nobody else's verdict shows
+            row.final.setText(f"{final.value}{_whose(view, mine, others)}" if shown else "-")
 
     def move_focus(self, step: int) -> None:
         if self._dims:
@@ -157,8 +169,11 @@ class VerdictPanel(QWidget):
             row.name.setText(("▶ " if i == self._focused else "   ") + dim)
 
 
-def separator() -> QFrame:
-    line = QFrame()
-    line.setFrameShape(QFrame.Shape.HLine)
-    line.setFrameShadow(QFrame.Shadow.Sunken)
-    return line
+def _whose(view: DimensionView | None, mine: Verdict | None, others: list[str]) -> str:
+    if view is None or view.human is None:
+        return ""  # the judge's
+    if not others:
+        return " (you)"
+    if mine is None and len(others) == 1:
+        return f" ({others[0]})"
+    return f" ({len(others) + (mine is not None)} reviewers)"

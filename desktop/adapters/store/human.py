@@ -60,21 +60,24 @@ def history(
         " WHERE pair_id = ? AND rubric_name = ? AND dimension = ? ORDER BY id",
         [pair_id, rubric_name, dimension],
     ).fetchall()
-    return [
-        HumanVerdict(r[0], Verdict(r[1]) if r[1] else None, r[2], r[3], r[4], r[5]) for r in rows
-    ]
+    return [_verdict(r) for r in rows]
 
 
-def latest_verdicts(store: ProjectStore, pair_id: int, rubric_name: str) -> dict[str, HumanVerdict]:
-    """The latest human verdict per dimension of one pair (any reviewer)."""
+def current_verdicts(store: ProjectStore, pair_id: int, rubric_name: str) -> list[HumanVerdict]:
+    """Each reviewer's latest row per dimension of one pair, oldest first. A withdrawal is
+    kept (its verdict is None): it is still where that reviewer's note lives."""
     rows = store.conn.execute(
         "SELECT dimension, verdict, reviewer, note, created_at, mode FROM human_verdicts h"
         " WHERE pair_id = ? AND rubric_name = ? AND id = (SELECT max(id) FROM human_verdicts"
         "  WHERE pair_id = h.pair_id AND rubric_name = h.rubric_name"
-        "  AND dimension = h.dimension)",
+        "  AND dimension = h.dimension AND reviewer = h.reviewer) ORDER BY id",
         [pair_id, rubric_name],
     ).fetchall()
-    return {
-        r[0]: HumanVerdict(r[0], Verdict(r[1]) if r[1] else None, r[2], r[3], r[4], r[5])
-        for r in rows
-    }
+    return [_verdict(r) for r in rows]
+
+
+def _verdict(row: tuple) -> HumanVerdict:
+    dimension, verdict, reviewer, note, created_at, mode = row
+    return HumanVerdict(
+        dimension, Verdict(verdict) if verdict else None, reviewer, note, created_at, mode
+    )
