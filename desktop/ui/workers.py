@@ -33,15 +33,22 @@ class Task(QRunnable):
 
     def run(self) -> None:
         try:
-            result = self.work(self.signals.progress.emit, self.cancel)
+            result = self.work(lambda state: self._tell(self.signals.progress, state), self.cancel)
         except TiebreakError as exc:
-            self.signals.failed.emit(str(exc))
+            self._tell(self.signals.failed, str(exc))
         except Exception as exc:
-            self.signals.failed.emit(f"unexpected {type(exc).__name__}: {exc}")
+            self._tell(self.signals.failed, f"unexpected {type(exc).__name__}: {exc}")
         else:
-            self.signals.finished.emit(result)
+            self._tell(self.signals.finished, result)
         finally:
             self.done.set()
+
+    def _tell(self, signal: Any, value: Any) -> None:
+        """Report to the GUI thread; work that outlives its window has nobody to tell."""
+        try:
+            signal.emit(value)
+        except RuntimeError:  # the signals' C++ object went with the window
+            self.cancel.set()
 
 
 class TaskRunner(QObject):
