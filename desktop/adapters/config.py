@@ -8,9 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-import tomli_w
 
-from desktop.adapters.formats.atomic import atomic_text_file
 from desktop.domain.errors import TiebreakError
 
 
@@ -32,6 +30,10 @@ def read_toml(path: Path) -> dict[str, Any]:
 
 
 def write_toml(path: Path, data: dict[str, Any]) -> None:
+    import tomli_w  # writing is rare; reading happens at every start
+
+    from desktop.adapters.formats.atomic import atomic_text_file
+
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_text_file(path) as fh:
         fh.write(tomli_w.dumps(data))

@@ -11,8 +11,6 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from desktop.adapters.formats.atomic import atomic_text_file
 from desktop.domain.errors import RubricError, TiebreakError
 from desktop.domain.rubric import AnswerFormat, AnswerKind, Decoding, Message, Rubric
@@ -99,6 +97,8 @@ def rubric_from_dict(data: dict[str, Any], origin: str, *, check_templates: bool
 
 def dump_rubric(rubric: Rubric) -> str:
     """The rubric as TOML text; ``rubric_from_text(dump_rubric(r), ...) == r``."""
+    import tomli_w  # only to write a rubric out
+
     return tomli_w.dumps(rubric.to_dict(), multiline_strings=True)
 
 

@@ -6,7 +6,6 @@ libraries come from the system's packages, not from pip, so name the packages to
 
 from __future__ import annotations
 
-import ctypes
 import os
 import sys
 
@@ -30,6 +29,8 @@ XCB_LIBRARIES = {
 
 
 def _loads(soname: str) -> bool:
+    import ctypes  # only where a window is to open on X11
+
     try:
         ctypes.CDLL(soname)
     except OSError:

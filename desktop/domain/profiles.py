@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -113,6 +112,8 @@ def settings_hash(
         "logprobs": logprobs,
         "fewshot": fewshot,
     }
+    import hashlib  # loads OpenSSL: only when something is hashed
+
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
 

@@ -7,7 +7,6 @@ rendering lives in ``desktop.domain.render``; answer parsing in ``desktop.domain
 from __future__ import annotations
 
 import enum
-import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -120,4 +119,6 @@ class Rubric:
     def content_hash(self) -> str:
         """A hash of everything that shapes the request and its parsing, not of file layout."""
         canonical = json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False)
+        import hashlib  # loads OpenSSL: only when something is hashed
+
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 
 from desktop.domain.errors import TiebreakError
 from desktop.services.app_settings import load_settings
@@ -37,7 +37,9 @@ def run(project: Path | None = None, argv: list[str] | None = None) -> int:
     except TiebreakError as exc:
         if project is not None:
             raise
-        QMessageBox.warning(None, "Tiebreak", f"{exc}\nOpening the demo project instead.")
+        from desktop.ui.dialogs import warn
+
+        warn(None, f"{exc}\nOpening the demo project instead.")
         session = ReviewSession.open(ensure_demo_project(), settings)
     window = MainWindow(session, settings)
     window.show()

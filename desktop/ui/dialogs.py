@@ -1,4 +1,6 @@
-"""Small dialogs: a read-only text viewer and the export preview."""
+"""Every modal dialog the window opens: file choosers, warnings, a read-only text viewer
+and the export preview. Loaded when the first one opens, so start-up pays nothing for
+them."""
 
 from __future__ import annotations
 
@@ -9,10 +11,34 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QLabel,
+    QMessageBox,
     QPlainTextEdit,
     QVBoxLayout,
     QWidget,
 )
+
+
+def warn(parent: QWidget | None, message: str) -> None:
+    QMessageBox.warning(parent, "Tiebreak", message)
+
+
+def inform(parent: QWidget, title: str, html: str) -> None:
+    QMessageBox.information(parent, title, html)
+
+
+def ask(parent: QWidget, title: str, question: str) -> bool:
+    answer = QMessageBox.question(parent, title, question)
+    return answer == QMessageBox.StandardButton.Yes
+
+
+def open_file(parent: QWidget, title: str, filters: str) -> Path | None:
+    path, _ = QFileDialog.getOpenFileName(parent, title, str(Path.home()), filters)
+    return Path(path) if path else None
+
+
+def save_file(parent: QWidget, title: str, default: Path, filters: str) -> Path | None:
+    path, _ = QFileDialog.getSaveFileName(parent, title, str(default), filters)
+    return Path(path) if path else None
 
 
 def show_text(parent: QWidget, title: str, text: str) -> None:
@@ -50,7 +76,4 @@ def confirm_export(parent: QWidget, columns: tuple[str, ...], default: Path) -> 
     dialog.resize(600, 260)
     if not dialog.exec():
         return None
-    path, _ = QFileDialog.getSaveFileName(
-        parent, "Export CSV", str(default), "CSV (*.csv);;JSON lines (*.jsonl)"
-    )
-    return Path(path) if path else None
+    return save_file(parent, "Export CSV", default, "CSV (*.csv);;JSON lines (*.jsonl)")

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QFileDialog
 
 from desktop.domain.errors import TiebreakError
 from desktop.services.session import ReviewSession
@@ -18,11 +17,11 @@ class FileActions:
     """Mixed into MainWindow; uses its session (``ctl``), runner and status bar."""
 
     def new_project(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(
-            self, "New project", str(Path.home()), "Tiebreak projects (*.tiebreak)"
-        )
+        from desktop.ui.dialogs import save_file
+
+        path = save_file(self, "New project", Path.home(), "Tiebreak projects (*.tiebreak)")
         if path:
-            target = Path(path if path.endswith(".tiebreak") else path + ".tiebreak")
+            target = path if path.suffix == ".tiebreak" else Path(f"{path}.tiebreak")
             try:
                 ReviewSession.create(target)
             except TiebreakError as exc:
@@ -31,23 +30,21 @@ class FileActions:
             self.open_path(target)
 
     def open_project(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Open project", str(Path.home()), "Tiebreak projects (*.tiebreak);;All files (*)"
-        )
+        from desktop.ui.dialogs import open_file
+
+        path = open_file(self, "Open project", "Tiebreak projects (*.tiebreak);;All files (*)")
         if path:
-            self.open_path(Path(path))
+            self.open_path(path)
 
     def import_file(self, path: Path | None = None) -> None:
         if path is None:
-            chosen, _ = QFileDialog.getOpenFileName(
-                self,
-                "Import pairs",
-                str(Path.home()),
-                "Data (*.csv *.jsonl *.json *.tsv);;All files (*)",
+            from desktop.ui.dialogs import open_file
+
+            path = open_file(
+                self, "Import pairs", "Data (*.csv *.jsonl *.json *.tsv);;All files (*)"
             )
-            if not chosen:
+            if path is None:
                 return
-            path = Path(chosen)
         self.statusBar().showMessage(f"importing {path.name}…")
         self.runner.start(self.ctl.import_work(path), on_done=self._imported, on_error=self.error)
 

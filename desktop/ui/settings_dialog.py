@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QPushButton,
     QSpinBox,
     QVBoxLayout,
@@ -27,6 +26,7 @@ from desktop.adapters.profiles_file import load_profiles, save_profile
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile
 from desktop.services.app_settings import save_settings
+from desktop.ui.dialogs import ask, warn
 
 
 class SettingsDialog(QDialog):
@@ -129,10 +129,7 @@ class SettingsDialog(QDialog):
         try:
             set_key(profile.name, key)
         except TiebreakError as exc:
-            answer = QMessageBox.question(
-                self, "No keyring", f"{exc}\n\nKeep the key for this session only?"
-            )
-            if answer == QMessageBox.StandardButton.Yes:
+            if ask(self, "No keyring", f"{exc}\n\nKeep the key for this session only?"):
                 set_session_key(profile.name, key)
         self.key.clear()
 
@@ -166,7 +163,7 @@ class SettingsDialog(QDialog):
             save_profile(profile)
             self.session.choose_profile(profile.name)
         except TiebreakError as exc:
-            QMessageBox.warning(self, "Settings", str(exc))
+            warn(self, str(exc))
             return
         settings = self.session.settings
         settings.reviewer = self.reviewer.text().strip()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -46,6 +45,8 @@ def pair_key(pair: Pair) -> str:
 def content_key(external_id: str | None, *texts: str | None) -> str:
     if external_id:
         return "id:" + external_id
+    import hashlib  # loads OpenSSL: only when something is hashed
+
     digest = hashlib.sha256()
     for part in texts:
         digest.update((part or "").encode("utf-8", "surrogatepass"))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from desktop.adapters.store.project import ProjectStore
 
@@ -69,4 +68,6 @@ def latest_rubric(store: ProjectStore, name: str) -> StoredRubric | None:
 
 
 def now() -> str:
+    from datetime import UTC, datetime  # only when something is written
+
     return datetime.now(UTC).isoformat(timespec="milliseconds")
