@@ -14,16 +14,19 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.adapters.profiles_file import save_profile
 from desktop.adapters.store import open_project
+from desktop.adapters.store.pairs import find_pair
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.verdicts import Verdict
-from desktop.services.app_settings import AppSettings
+from desktop.services.app_settings import AppSettings, load_settings
 from desktop.services.importing import import_file
+from desktop.services.overrides import override
 from desktop.services.session import ReviewSession
 from desktop.ui.main_window import MainWindow
 from tests.helpers import new_project, write_jsonl
 from tests.openai_server import OpenAIServer
 
 pytestmark = pytest.mark.usefixtures("qapp")
+HREF_DIMS = ("precision", "correctness", "format", "overall")
 
 
 def _pairs(n: int) -> list[dict[str, str]]:
@@ -55,8 +58,8 @@ def server():
         yield srv
 
 
-@pytest.fixture
-def window(qtbot, project: Path, server: OpenAIServer):
+def open_window(qtbot, project: Path, server: OpenAIServer) -> MainWindow:
+    """Ada's window on the project, judged by the test server, keys on the pair list."""
     save_profile(
         ModelProfile(name="test", model="test-model", base_url=server.base_url, needs_key=False)
     )
@@ -68,7 +71,14 @@ def window(qtbot, project: Path, server: OpenAIServer):
     win.show()
     win.activateWindow()
     qtbot.waitExposed(win)
+    qtbot.waitUntil(win.isActiveWindow)  # window shortcuts act only on the active window
     win.table.setFocus()
+    return win
+
+
+@pytest.fixture
+def window(qtbot, project: Path, server: OpenAIServer):
+    win = open_window(qtbot, project, server)
     yield win
     win.runner.shutdown()
 
@@ -134,6 +144,16 @@ def test_keyboard_navigation_and_verdicts(qtbot, window: MainWindow, project: Pa
     assert window.ctl.current.external_id == "p3"
 
 
+def test_status_bar_counts_follow_a_withdrawal(qtbot, window: MainWindow) -> None:
+    qtbot.waitUntil(lambda: "0 reviewed · 6 left" in window.counts_label.text(), timeout=5000)
+    press(qtbot, window, Qt.Key.Key_A)
+    qtbot.waitUntil(lambda: "1 reviewed · 5 left" in window.counts_label.text(), timeout=5000)
+    press(qtbot, window, Qt.Key.Key_Up)  # back to the dimension just decided
+    press(qtbot, window, Qt.Key.Key_Backspace)
+    assert window.ctl.my_verdict("precision") is None
+    qtbot.waitUntil(lambda: "0 reviewed · 6 left" in window.counts_label.text(), timeout=5000)
+
+
 def test_judge_accept_and_export(qtbot, window: MainWindow, server: OpenAIServer, tmp_path):
     press(qtbot, window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: window.job is None, timeout=10_000)
@@ -147,7 +167,7 @@ def test_judge_accept_and_export(qtbot, window: MainWindow, server: OpenAIServer
     # Judge everything left, from the keyboard.
     judge_all(qtbot, window)
     assert len(completions(server)) == 6  # p1 was cached, never asked twice
-    assert "6 judged" in window.counts_label.text()
+    qtbot.waitUntil(lambda: "6 judged" in window.counts_label.text(), timeout=5000)
     out = tmp_path / "out.csv"
     result = {}
     window.runner.start(window.ctl.export_work(out), on_done=lambda r: result.update(r=r))
@@ -172,6 +192,36 @@ def test_position_is_remembered(qtbot, window: MainWindow, project: Path) -> Non
     qtbot.addWidget(again)
     assert again.ctl.current.external_id == "p4"
     again.close()
+
+
+def test_an_open_agreement_dock_opens_again(qtbot, window: MainWindow, project: Path) -> None:
+    press(qtbot, window, Qt.Key.Key_S)
+    assert window.stats_dock.isVisible()
+    window.close()
+    settings = AppSettings(reviewer="ada", profile="test")
+    again = MainWindow(ReviewSession.open(project, settings), settings)
+    qtbot.addWidget(again)
+    assert again.stats_dock is None  # not built before the first paint
+    again.show()
+    qtbot.waitUntil(lambda: again.stats_dock is not None and again.stats_dock.isVisible())
+    assert again.actions_by_name["toggle_stats"].isChecked()
+    press(qtbot, again, Qt.Key.Key_S)  # closed this time: stays closed next time
+    assert not again.stats_dock.isVisible()
+    again.close()
+    third = MainWindow(ReviewSession.open(project, settings), settings)
+    qtbot.addWidget(third)
+    third.show()
+    qtbot.waitExposed(third)
+    qtbot.wait(50)
+    assert third.stats_dock is None
+    third.close()
+
+
+def test_model_choice_is_remembered(qtbot, window: MainWindow) -> None:
+    assert load_settings().profile != "local"
+    window.profile_box.setCurrentText("local")
+    assert window.ctl.profile.name == "local"
+    assert load_settings().profile == "local"
 
 
 def test_search_and_filter(qtbot, window: MainWindow) -> None:
@@ -227,6 +277,44 @@ def test_blind_mode_hides_the_judge_until_the_reviewer_decides(
     assert rows["correctness"].judge.text() == "hidden"
     with sqlite3.connect(window.ctl.path) as conn:
         assert conn.execute("SELECT mode FROM human_verdicts").fetchall() == [("blind",)]
+
+
+def test_a_second_reviewer_gives_their_own_verdicts(qtbot, project: Path, server: OpenAIServer):
+    """Bob's verdicts (merged in) are never taken for Ada's: her buttons start empty, her
+    verdict is recorded even where it equals his, and U and Enter go by hers."""
+    with open_project(project) as store:
+        for ref in ("p1", "p2"):
+            override(
+                store,
+                find_pair(store, ref),
+                rubric="href-four",
+                dimensions=HREF_DIMS,
+                dimension="overall",
+                verdict=Verdict.B,
+                reviewer="bob",
+            )
+    win = open_window(qtbot, project, server)
+    overall = win.verdicts._rows["overall"]
+    assert not any(b.isChecked() for b in overall.group.buttons())
+    assert overall.final.text() == "B (bob)"
+    for _ in range(3):
+        press(qtbot, win, Qt.Key.Key_Down)
+    press(qtbot, win, Qt.Key.Key_B)  # the same verdict as bob's: still hers to give
+    assert ("p1", "overall", "B", "ada") in human_rows(project)
+    assert overall.final.text() == "B (2 reviewers)"
+    press(qtbot, win, Qt.Key.Key_U)  # bob reviewed p2, ada has not
+    assert win.ctl.current.external_id == "p2"
+    press(qtbot, win, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: win.job is None, timeout=10_000)
+    press(qtbot, win, Qt.Key.Key_Return)  # accept: all four become ada's, overall too
+    ada = [r for r in human_rows(project) if r[0] == "p2" and r[3] == "ada"]
+    assert [(r[1], r[2]) for r in ada] == [
+        ("precision", "A"),
+        ("correctness", "B"),
+        ("format", "tie"),
+        ("overall", "A"),
+    ]
+    win.runner.shutdown()
 
 
 def test_review_queue_and_agreement_dock(qtbot, window: MainWindow, server: OpenAIServer):

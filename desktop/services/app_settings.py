@@ -19,9 +19,12 @@ class AppSettings:
     blind: bool = False
     link_scrolling: bool = False
 
-    def remember(self, project: Path) -> None:
+    def remember(self, project: Path) -> bool:
+        """Put the project first among the recent ones; whether that changed anything."""
         text = str(project.resolve())
+        before = self.recent
         self.recent = [text, *[p for p in self.recent if p != text][: MAX_RECENT - 1]]
+        return self.recent != before
 
 
 def settings_path() -> Path:

@@ -92,12 +92,11 @@ class ReviewSession:
             filter_name=filter_name,
             after_id=after_id,
             limit=limit,
+            reviewer=self.reviewer(),
         )
 
     def list_row(self, pair_id: int) -> review.ListRow:
-        return review.list_rows(
-            self.store, self.rubric_name, self.judge_model, after_id=pair_id - 1, limit=1
-        )[0]
+        return self.rows(search="", filter_name="all", after_id=pair_id - 1, limit=1)[0]
 
     def load_pair(self, pair_id: int) -> Pair | None:
         self.current = get_pair(self.store, pair_id)
@@ -107,7 +106,12 @@ class ReviewSession:
         if self.current is None or self.current.id is None:
             return None
         return review.pair_verdicts(
-            self.store, self.current.id, self.rubric_name, self.judge_model, self.dimensions
+            self.store,
+            self.current.id,
+            self.rubric_name,
+            self.judge_model,
+            self.dimensions,
+            self.reviewer(),
         )
 
     def judge_summary(self, views: review.PairVerdicts | None) -> str:
@@ -127,10 +131,14 @@ class ReviewSession:
         return review.counts(self.store, self.rubric_name, self.judge_model)
 
     def my_verdict(self, dimension: str) -> Verdict | None:
+        """This reviewer's current verdict: another reviewer's is never taken for it."""
         if self.current is None or self.current.id is None:
             return None
-        latest = human.latest_verdicts(self.store, self.current.id, self.rubric_name)
-        return latest[dimension].verdict if dimension in latest else None
+        me = self.reviewer()
+        current = human.current_verdicts(self.store, self.current.id, self.rubric_name)
+        return next(
+            (h.verdict for h in current if h.reviewer == me and h.dimension == dimension), None
+        )
 
     def prompt_text(self) -> str:
         if self.current is None:
@@ -210,24 +218,38 @@ class ReviewSession:
         return work
 
     def stats_work(self) -> Work:
-        path, rubric, model = self.path, self.rubric_name, self.judge_model
+        rubric, model = self.rubric_name, self.judge_model
 
-        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
+        def stats(store: Any) -> Any:
             from desktop.services.stats import rubric_stats
 
-            with open_project(path, readonly=True) as store:
-                return rubric_stats(store, rubric, model)
+            return rubric_stats(store, rubric, model)
 
-        return work
+        return self._read_work(stats)
 
     def queue_work(self) -> Work:
-        path, rubric, model = self.path, self.rubric_name, self.judge_model
+        rubric, model = self.rubric_name, self.judge_model
 
-        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
+        def queue(store: Any) -> Any:
             from desktop.services.review_queue import review_queue
 
+            return review_queue(store, rubric, model)
+
+        return self._read_work(queue)
+
+    def counts_work(self) -> Work:
+        """(pairs, judged, reviewed), counted off the GUI thread: a 100,000-pair project
+        takes tens of milliseconds."""
+        rubric, model = self.rubric_name, self.judge_model
+        return self._read_work(lambda store: review.counts(store, rubric, model))
+
+    def _read_work(self, read: Callable[[Any], Any]) -> Work:
+        """Work that reads the project on its own read-only connection."""
+        path = self.path
+
+        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
             with open_project(path, readonly=True) as store:
-                return review_queue(store, rubric, model)
+                return read(store)
 
         return work
 

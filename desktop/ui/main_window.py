@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -15,7 +16,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMainWindow,
-    QMessageBox,
     QProgressBar,
     QPushButton,
     QSplitter,
@@ -28,19 +28,19 @@ from desktop.domain.errors import TiebreakError
 from desktop.services.app_settings import AppSettings, save_settings
 from desktop.services.review import FILTERS
 from desktop.services.session import ReviewSession as ReviewController
-from desktop.ui.dialogs import show_text
 from desktop.ui.file_actions import FileActions
 from desktop.ui.judge_actions import JudgeActions
 from desktop.ui.pair_list import COLUMN_WIDTHS, PairListModel
 from desktop.ui.pair_view import PairView
 from desktop.ui.review_tools import ReviewTools
-from desktop.ui.shortcuts import SHORTCUTS, help_text
+from desktop.ui.shortcuts import SHORTCUTS
 from desktop.ui.verdict_actions import VerdictActions
 from desktop.ui.verdict_panel import VerdictPanel
+from desktop.ui.view_actions import ViewActions
 from desktop.ui.workers import TaskRunner
 
 
-class MainWindow(VerdictActions, FileActions, JudgeActions, ReviewTools, QMainWindow):
+class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewTools, QMainWindow):
     def __init__(self, controller: ReviewController, settings: AppSettings) -> None:
         super().__init__()
         self.ctl = controller
@@ -48,6 +48,9 @@ class MainWindow(VerdictActions, FileActions, JudgeActions, ReviewTools, QMainWi
         self.runner = TaskRunner(self)
         self.undo_stack = QUndoStack(self)
         self._closed = False
+        self._counts_task: Any = None
+        self._counts_again = False
+        self._first_paint: _FirstPaint | None = None
         self.setAcceptDrops(True)
         self.setWindowTitle("Tiebreak")
         self._build()
@@ -78,6 +81,8 @@ class MainWindow(VerdictActions, FileActions, JudgeActions, ReviewTools, QMainWi
         # Fixed sizes: sizing to contents would read every loaded row on each change.
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setMinimumSectionSize(32)  # the stretched status column may be narrow
+        header.setDefaultSectionSize(60)
         header.setStretchLastSection(True)
         for column, width in enumerate(COLUMN_WIDTHS):
             self.table.setColumnWidth(column, width)
@@ -161,8 +166,8 @@ class MainWindow(VerdictActions, FileActions, JudgeActions, ReviewTools, QMainWi
     def open_controller(self, controller: ReviewController) -> None:
         self.ctl = controller
         self.undo_stack.clear()
-        self.settings.remember(controller.path)
-        save_settings(self.settings)
+        if self.settings.remember(controller.path):
+            save_settings(self.settings)
         self._fill_recent()
         self.project_label.setText(controller.path.name)
         self.setWindowTitle(f"{controller.path.name} — Tiebreak")
@@ -217,7 +222,7 @@ class MainWindow(VerdictActions, FileActions, JudgeActions, ReviewTools, QMainWi
         if row is not None and self.model.row_at(row).id != keep:
             row = 0
         self._select(row if row is not None else 0)
-        QTimer.singleShot(0, self.refresh_counts)  # after the pair is painted
+        QTimer.singleShot(0, self.refresh_counts)
 
     def _select(self, row: int) -> None:
         if self.model.rowCount() == 0:
@@ -242,7 +247,7 @@ class MainWindow(VerdictActions, FileActions, JudgeActions, ReviewTools, QMainWi
 
     def refresh_verdicts(self) -> None:
         views = self.ctl.verdict_views()
-        self.verdicts.show_views(views.dimensions if views else {}, blind=self.settings.blind)
+        self.verdicts.show_views(views, blind=self.settings.blind)
         note = next(iter(views.notes.values()), "") if views else ""
         self.verdicts.note.setText(note)
         self.verdicts.judge_info.setText(self.ctl.judge_summary(views))
@@ -250,9 +255,32 @@ class MainWindow(VerdictActions, FileActions, JudgeActions, ReviewTools, QMainWi
             self.model.replace_row(self.ctl.list_row(self.ctl.current.id))
 
     def refresh_counts(self) -> None:
+        """Counted off the GUI thread, one count at a time; a request made while one runs
+        is served when it ends, so the figures shown are never older than the last edit."""
         if self._closed:  # a deferred refresh may arrive after the project closed
             return
-        total, judged, reviewed = self.ctl.counts()
+        if self._counts_task is not None:
+            self._counts_again = True
+            return
+        asked = (self.ctl, self.ctl.rubric_name, self.ctl.judge_model)
+        self._counts_again = False
+        self._counts_task = self.runner.start(
+            self.ctl.counts_work(),
+            on_done=lambda counts: self._show_counts(asked, counts),
+            on_error=lambda message: self._show_counts(asked, None, message),
+        )
+
+    def _show_counts(self, asked: tuple, counts: Any, message: str = "") -> None:
+        self._counts_task = None
+        if self._closed:
+            return
+        if self._counts_again or asked != (self.ctl, self.ctl.rubric_name, self.ctl.judge_model):
+            self.refresh_counts()
+            return
+        if counts is None:
+            self.counts_label.setText(f"counts unavailable: {message}")
+            return
+        total, judged, reviewed = counts
         self.counts_label.setText(
             f"{total:,} pairs · {judged:,} judged · {reviewed:,} reviewed ·"
             f" {total - reviewed:,} left"
@@ -284,46 +312,10 @@ class MainWindow(VerdictActions, FileActions, JudgeActions, ReviewTools, QMainWi
         self._step(step=-1)
 
     def next_unreviewed(self) -> None:
-        self._step(lambda r: not r.reviewed)
+        self._step(lambda r: not r.mine)
 
     def next_flagged(self) -> None:
         self._step(lambda r: r.flagged)
-
-    # ---- view -------------------------------------------------------------------------
-    def toggle_raw(self) -> None:
-        self.pair_view.set_raw(self.actions_by_name["toggle_raw"].isChecked())
-
-    def toggle_link(self) -> None:
-        self.settings.link_scrolling = self.actions_by_name["toggle_link"].isChecked()
-        self.pair_view.set_linked(self.settings.link_scrolling)
-        save_settings(self.settings)
-
-    def toggle_blind(self) -> None:
-        self.settings.blind = self.actions_by_name["toggle_blind"].isChecked()
-        save_settings(self.settings)
-        self.refresh_verdicts()
-
-    def focus_search(self) -> None:
-        self.search.setFocus()
-        self.search.selectAll()
-
-    def show_raw_completion(self) -> None:
-        views = self.ctl.verdict_views()
-        texts = [
-            f"--- order {d.order} ({d.status}) ---\n{d.raw_completion or d.error or ''}"
-            for d in (views.judge if views else [])
-        ]
-        show_text(self, "Raw judge completion", "\n\n".join(texts) or "Not judged yet.")
-
-    def show_prompt(self) -> None:
-        try:
-            text = self.ctl.prompt_text()
-        except TiebreakError as exc:
-            text = str(exc)
-        show_text(self, "Prompt sent to the judge", text)
-
-    def help(self) -> None:
-        QMessageBox.information(self, "Keyboard shortcuts", help_text())
 
     # ---- rubric and profile -----------------------------------------------------------
     def _rubric_chosen(self, name: str) -> None:
@@ -344,14 +336,19 @@ class MainWindow(VerdictActions, FileActions, JudgeActions, ReviewTools, QMainWi
             except TiebreakError as exc:
                 self.error(str(exc))
                 return
+            save_settings(self.settings)  # the next start judges with the same model
             self.verdicts_changed()
             self.reload_list()
 
     # ---- window -----------------------------------------------------------------------
     def error(self, message: str) -> None:
-        QMessageBox.warning(self, "Tiebreak", message)
+        from desktop.ui.dialogs import warn
+
+        warn(self, message)
 
     def _restore_window(self) -> None:
+        """Size, splitters and docks as the reviewer left them; a dock that was open opens
+        again once the first pair is painted, so it never delays that."""
         state = QSettings("tiebreak", "tiebreak")
         geometry = state.value("geometry")
         if isinstance(geometry, QByteArray):
@@ -361,6 +358,16 @@ class MainWindow(VerdictActions, FileActions, JudgeActions, ReviewTools, QMainWi
         splitters = state.value("splitters")
         if isinstance(splitters, QByteArray):
             self.splitter.restoreState(splitters)
+        docks = state.value("docks")
+        self.dock_state = docks if isinstance(docks, QByteArray) else None
+        if state.value("agreement_shown") in (True, "true"):
+            self.after_first_paint(lambda: self.show_stats_dock(True))
+
+    def after_first_paint(self, work: Callable[[], None]) -> None:
+        """Run ``work`` once the window has been painted for the first time."""
+        if self._first_paint is None:
+            self._first_paint = _FirstPaint(self)
+        self._first_paint.pending.append(work)
 
     def closeEvent(self, event: Any) -> None:
         if self._closed:  # Qt may deliver a second close (quit after close): nothing left to do
@@ -369,7 +376,26 @@ class MainWindow(VerdictActions, FileActions, JudgeActions, ReviewTools, QMainWi
         state = QSettings("tiebreak", "tiebreak")
         state.setValue("geometry", self.saveGeometry())
         state.setValue("splitters", self.splitter.saveState())
+        state.setValue("docks", self.saveState())
+        state.setValue("agreement_shown", bool(self.stats_dock and self.stats_dock.isVisible()))
         self.runner.shutdown()
         self.ctl.save_position()
         self.ctl.close()
         super().closeEvent(event)
+
+
+class _FirstPaint(QObject):
+    """Watches the window for its first paint, then runs what waited for it."""
+
+    def __init__(self, window: QMainWindow) -> None:
+        super().__init__(window)
+        self.pending: list[Callable[[], None]] = []
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            watched.removeEventFilter(self)
+            for work in self.pending:
+                QTimer.singleShot(0, work)  # after this frame is on screen
+            self.pending = []
+        return False

@@ -9,7 +9,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from desktop.services.review import ListRow
 
 HEADERS = ("#", "id", "category", "status")
-COLUMN_WIDTHS = (56, 90, 90, 70)
+COLUMN_WIDTHS = (44, 80, 84)  # status, last, takes the rest: the list never scrolls sideways
 PAGE = 500
 FIRST_PAGE = 60  # a screenful: the first pair paints without waiting for the rest
 Index = QModelIndex | QPersistentModelIndex

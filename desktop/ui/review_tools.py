@@ -3,11 +3,10 @@ pairs most worth a human look). Both are computed off the GUI thread."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QFileDialog
+from PySide6.QtWidgets import QDockWidget
 
 
 class ReviewTools:
@@ -36,6 +35,8 @@ class ReviewTools:
         self.stats_dock.hide()
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.stats_dock)
         self.stats_dock.visibilityChanged.connect(self._stats_visibility)
+        if self.dock_state is not None:  # where the reviewer last had it, and its width
+            self.restoreState(self.dock_state)
 
     def verdicts_changed(self) -> None:
         """After an edit or a judged pair: figures follow, the queue is recomputed."""
@@ -44,8 +45,11 @@ class ReviewTools:
             self.stats_timer.start()
 
     def toggle_stats(self) -> None:
+        self.show_stats_dock(self.actions_by_name["toggle_stats"].isChecked())
+
+    def show_stats_dock(self, shown: bool) -> None:
         self._ensure_stats_dock()
-        self.stats_dock.setVisible(self.actions_by_name["toggle_stats"].isChecked())
+        self.stats_dock.setVisible(shown)
 
     def _stats_visibility(self, shown: bool) -> None:
         self.actions_by_name["toggle_stats"].setChecked(shown)
@@ -69,12 +73,14 @@ class ReviewTools:
         self._stats_task = self.runner.start(self.ctl.stats_work(), on_done=done, on_error=failed)
 
     def save_stats_png(self) -> None:
-        default = str(self.ctl.path.with_name(self.ctl.path.stem + "-agreement.png"))
-        path, _ = QFileDialog.getSaveFileName(self, "Save figures", default, "PNG (*.png)")
-        if path and not self.stats_panel.grab().save(path, "PNG"):
+        from desktop.ui.dialogs import save_file
+
+        default = self.ctl.path.with_name(self.ctl.path.stem + "-agreement.png")
+        path = save_file(self, "Save figures", default, "PNG (*.png)")
+        if path and not self.stats_panel.grab().save(str(path), "PNG"):
             self.error(f"{path}: could not be written")
         elif path:
-            self.statusBar().showMessage(f"saved {Path(path).name}", 4000)
+            self.statusBar().showMessage(f"saved {path.name}", 4000)
 
     def next_in_queue(self) -> None:
         if self._queue is None:

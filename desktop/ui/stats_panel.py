@@ -25,15 +25,30 @@ from PySide6.QtWidgets import (
 )
 
 if TYPE_CHECKING:  # the figures' module loads when they are first computed
-    from desktop.services.stats import DimensionStats, Stats
+    from desktop.services.stats import DimensionStats, Stats, WinRate
 
-COLUMNS = ("dimension", "pairs", "agreement", "no ties", "kappa", "swap ok", "A wins (95% CI)")
+COLUMNS = ("dimension", "pairs", "agree", "no ties", "κ", "swap ok")
+COLUMN_TIPS = (
+    "",
+    "pairs with both a judge and a human verdict",
+    "share of those pairs where the judge and the humans agree",
+    "agreement leaving out pairs where either side said tie (MT-bench's w/o tie)",
+    "Cohen's kappa, judge against humans",
+    "of pairs judged in both orders, the share with the same verdict",
+)
 BAR_COLUMN = 2
 LABELS = ("A", "B", "tie")
 
 
 def _pct(value: float | None) -> str:
     return "–" if value is None else f"{value * 100:.1f}%"
+
+
+def _win(win: WinRate) -> str:
+    """A's win rate with its 95% interval; a tie counts half."""
+    if win.rate is None:
+        return "–"
+    return f"{_pct(win.rate)} (95% CI {_pct(win.low)}–{_pct(win.high)}, n={win.n:,})"
 
 
 class _BarDelegate(QStyledItemDelegate):
@@ -60,6 +75,8 @@ class StatsPanel(QWidget):
         self.heading.setWordWrap(True)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
+        for col, tip in enumerate(COLUMN_TIPS):
+            self.table.horizontalHeaderItem(col).setToolTip(tip)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -67,6 +84,7 @@ class StatsPanel(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.currentCellChanged.connect(lambda row, *_: self._show_matrix(row))
         self.matrix_title = QLabel()
+        self.matrix_title.setWordWrap(True)
         self.matrix = QTableWidget(3, 3)
         self.matrix.setHorizontalHeaderLabels([f"human {v}" for v in LABELS])
         self.matrix.setVerticalHeaderLabels([f"judge {v}" for v in LABELS])
@@ -121,7 +139,6 @@ class StatsPanel(QWidget):
         self.table.setRowCount(len(self._dims))
         for row, d in enumerate(self._dims):
             a = d.vs_human
-            win = d.judge_win
             cells = (
                 d.dimension,
                 f"{a.n:,}",
@@ -129,13 +146,15 @@ class StatsPanel(QWidget):
                 _pct(a.agreement_no_ties),
                 "–" if a.kappa is None else f"{a.kappa:.2f}",
                 _pct(d.swap_consistency),
-                "–" if win.rate is None else f"{_pct(win.rate)} ({_pct(win.low)}–{_pct(win.high)})",
             )
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if col == BAR_COLUMN and a.agreement is not None:
                     item.setData(Qt.ItemDataRole.UserRole, float(a.agreement))
                 self.table.setItem(row, col, item)
+        # Wide enough for every column: the dock takes the width, the table never scrolls.
+        header = self.table.horizontalHeader()
+        self.table.setMinimumWidth(header.length() + 2 * self.table.frameWidth() + 4)
         if self._dims:  # the first dimension with figures to show
             first = next((i for i, d in enumerate(self._dims) if d.vs_human.n), 0)
             self.table.setCurrentCell(first, 0)
@@ -151,8 +170,10 @@ class StatsPanel(QWidget):
             f"{mode} {_pct(a.agreement)} of {a.n:,}" for mode, a in sorted(d.by_mode.items())
         )
         self.matrix_title.setText(
-            f"{d.dimension}: judge × human, {d.vs_human.n:,} pairs"
+            f"<b>{d.dimension}</b>: A wins {_win(d.judge_win)} by the judge,"
+            f" {_win(d.human_win)} by the humans"
             + (f"<br>agreement by how the reviewer decided: {modes}" if modes else "")
+            + f"<br>judge × human, {d.vs_human.n:,} pairs:"
         )
         for i in range(3):
             for j in range(3):
