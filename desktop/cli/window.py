@@ -16,6 +16,9 @@ def open_window(project: Path | None = None) -> int:
     problem = display_problem()
     if problem:
         raise TiebreakError(problem)
+    from desktop.services.startup import open_start
+
+    start = open_start(project)  # before Qt loads: see desktop.services.startup
     from desktop.ui.app import run
 
-    return run(project)
+    return run(start)
