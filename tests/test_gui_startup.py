@@ -23,6 +23,9 @@ NOT_BEFORE_FIRST_PAINT = (
     "openai",  # loaded in the background once the window shows
     "desktop.services.judging",
     "desktop.services.stats",
+    "desktop.domain.rubric",  # a rubric loads to judge or show its prompt, not to open
+    "desktop.adapters.rubric_files",
+    "desktop.services.rubric_catalog",
     "desktop.ui.dialogs",  # modal dialogs, on demand
     "desktop.ui.settings_dialog",
     "desktop.ui.stats_panel",

@@ -18,7 +18,8 @@ from desktop.services import rubric_catalog
 from desktop.services.exporting import choose_rubric, export_project
 from desktop.services.importing import import_file
 from desktop.services.overrides import override, parse_verdict
-from desktop.services.project_rubrics import add_rubric, dimensions_for, find_rubric
+from desktop.services.project_rubrics import add_rubric, find_rubric
+from desktop.services.rubric_index import dimensions_for
 
 
 def cmd_new(args: argparse.Namespace) -> int:

@@ -30,11 +30,3 @@ def find_rubric(store: ProjectStore | None, name: str) -> Rubric:
         if stored is not None and stored.kind == "rubric":
             return rubric_from_text(stored.text, origin=f"{store.path} rubric {name}")
     return rubric_catalog.get_rubric(name)
-
-
-def dimensions_for(store: ProjectStore, name: str) -> tuple[str, ...]:
-    """The dimensions a rubric name has in this project (imported verdict sets included)."""
-    stored = latest_rubric(store, name)
-    if stored is not None:
-        return stored.dimensions
-    return find_rubric(store, name).dimensions

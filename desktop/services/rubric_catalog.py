@@ -13,17 +13,7 @@ from pathlib import Path
 from desktop.adapters.rubric_files import load_rubric
 from desktop.domain.errors import RubricError
 from desktop.domain.rubric import Rubric
-from desktop.resources import prompts_dir
-
-#: The order the built-ins are offered in; any other shipped file follows by name.
-BUILTIN_ORDER = (
-    "href-four",
-    "href-four-corrected",
-    "href-overall",
-    "href-correctness",
-    "just-eval",
-    "text-grounded",
-)
+from desktop.services.rubric_index import builtin_files
 
 _cache: dict[Path, tuple[tuple[int, int], Rubric]] = {}
 
@@ -43,7 +33,7 @@ class Catalog:
 def scan(user_dir: Path | None = None) -> Catalog:
     """Every rubric file, built-in then user, with the ones that failed to load."""
     catalog = Catalog()
-    builtin = sorted(prompts_dir().glob("*.toml"), key=_builtin_key)
+    builtin = builtin_files()
     user = sorted(user_dir.glob("*.toml")) if user_dir is not None and user_dir.is_dir() else []
     for path in [*builtin, *user]:
         try:
@@ -81,11 +71,6 @@ def get(name: str, user_dir: Path | None = None) -> Rubric:
 
 
 get_rubric = get
-
-
-def _builtin_key(path: Path) -> tuple[int, str]:
-    stem = path.stem
-    return (BUILTIN_ORDER.index(stem) if stem in BUILTIN_ORDER else len(BUILTIN_ORDER), stem)
 
 
 def _load(path: Path, *, shipped: bool) -> Rubric:

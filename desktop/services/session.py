@@ -12,15 +12,14 @@ from typing import Any
 from desktop.adapters.profiles_file import get_profile, load_profiles
 from desktop.adapters.store import human, open_project
 from desktop.adapters.store.pairs import get_pair
-from desktop.adapters.store.rubrics import own_rubric_names, rubric_names
+from desktop.adapters.store.rubrics import rubric_names
 from desktop.domain.errors import TiebreakError
 from desktop.domain.pairs import Pair
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.verdicts import Verdict
-from desktop.services import review, rubric_catalog
+from desktop.services import review, rubric_index
 from desktop.services.app_settings import AppSettings
 from desktop.services.overrides import default_reviewer, override
-from desktop.services.project_rubrics import dimensions_for, find_rubric
 
 Work = Callable[[Callable[[Any], None], threading.Event], Any]
 DEFAULT_RUBRIC = "just-eval"  # constrained JSON: every verdict parses, even from the local model
@@ -39,7 +38,7 @@ class ReviewSession:
         )
         saved = self.store.get_setting("rubric")
         self.rubric_name = saved if saved in self.rubric_choices() else self._default_rubric()
-        self.dimensions = dimensions_for(self.store, self.rubric_name)
+        self.dimensions = rubric_index.dimensions_for(self.store, self.rubric_name)
 
     @classmethod
     def open(cls, path: Path, settings: AppSettings) -> ReviewSession:
@@ -54,11 +53,7 @@ class ReviewSession:
 
     # ---- choices ----------------------------------------------------------------------
     def rubric_choices(self) -> list[str]:
-        names = [r.name for r in rubric_catalog.list_rubrics()]
-        for extra in own_rubric_names(self.store) + rubric_names(self.store):
-            if extra not in names:
-                names.append(extra)
-        return names
+        return rubric_index.rubric_choices(self.store)
 
     def _default_rubric(self) -> str:
         used = rubric_names(self.store)
@@ -68,7 +63,7 @@ class ReviewSession:
         return list(load_profiles())
 
     def choose_rubric(self, name: str) -> None:
-        self.dimensions = dimensions_for(self.store, name)
+        self.dimensions = rubric_index.dimensions_for(self.store, name)
         self.rubric_name = name
         self.store.set_setting("rubric", name)
 
@@ -145,6 +140,7 @@ class ReviewSession:
             return ""
         from desktop.domain.chat_formats import format_prompt
         from desktop.domain.render import render  # Jinja2 loads only when a prompt is shown
+        from desktop.services.project_rubrics import find_rubric
 
         rubric = find_rubric(self.store, self.rubric_name)
         messages = render(rubric, self.current)
@@ -201,6 +197,7 @@ class ReviewSession:
         def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
             from desktop.services.connection import endpoint_for
             from desktop.services.judging import JobOptions, JudgeJob
+            from desktop.services.project_rubrics import find_rubric
 
             with open_project(path) as store:
                 rubric = find_rubric(store, rubric_name)
