@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from desktop.domain.verdicts import Verdict, final_verdict
 
 
-@dataclass(frozen=True)
-class DimensionView:
+class DimensionView(NamedTuple):
     judge: Verdict | None
     confidence: float | None
     consistent: bool | None  # None unless both orders were judged

@@ -4,7 +4,7 @@ search, and one pair's verdicts per dimension. No Qt here; the window only displ
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from desktop.adapters.store import human
 from desktop.adapters.store.project import ProjectStore
@@ -26,8 +26,7 @@ FILTERS = (
 )
 
 
-@dataclass(frozen=True)
-class ListRow:
+class ListRow(NamedTuple):
     id: int
     external_id: str | None
     category: str | None
@@ -43,8 +42,7 @@ class ListRow:
         return self.status in ("parse-failure", "error") or self.inconsistent or self.disagree
 
 
-@dataclass(frozen=True)
-class JudgeDetail:
+class JudgeDetail(NamedTuple):
     status: str
     raw_completion: str | None
     error: str | None
@@ -52,8 +50,7 @@ class JudgeDetail:
     latency_ms: float | None
 
 
-@dataclass(frozen=True)
-class PairVerdicts:
+class PairVerdicts(NamedTuple):
     dimensions: dict[str, DimensionView]  # human: every reviewer's consensus
     judge: list[JudgeDetail]  # AB first, then BA where judged in both orders
     notes: dict[str, str]  # the current reviewer's notes, by dimension

@@ -6,15 +6,14 @@ reviewer counts. A row with no verdict records that the reviewer withdrew theirs
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import now
 from desktop.domain.verdicts import Verdict
 
 
-@dataclass(frozen=True)
-class HumanVerdict:
+class HumanVerdict(NamedTuple):
     dimension: str
     verdict: Verdict | None
     reviewer: str

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from desktop.adapters.store.project import ProjectStore
 
 
-@dataclass(frozen=True)
-class StoredRubric:
+class StoredRubric(NamedTuple):
     hash: str
     name: str
     title: str
