@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from typing import TYPE_CHECKING, Any
 
 from desktop.domain.errors import TiebreakError
 from desktop.services.session import ReviewSession
+
+if TYPE_CHECKING:  # annotations only: the event classes load when a file is dragged in
+    from PySide6.QtGui import QDragEnterEvent, QDropEvent
 
 PROJECT_SUFFIXES = (".tiebreak", ".db", ".sqlite")
 

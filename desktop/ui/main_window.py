@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -39,6 +39,9 @@ from desktop.ui.verdict_panel import VerdictPanel
 from desktop.ui.view_actions import ViewActions
 from desktop.ui.workers import TaskRunner
 
+if TYPE_CHECKING:
+    from PySide6.QtGui import QPaintEvent
+
 
 class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewTools, QMainWindow):
     def __init__(self, controller: ReviewController, settings: AppSettings) -> None:
@@ -50,7 +53,7 @@ class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewT
         self._closed = False
         self._counts_task: Any = None
         self._counts_again = False
-        self._first_paint: _FirstPaint | None = None
+        self._after_paint: list[Callable[[], None]] | None = []  # None once painted
         self.setAcceptDrops(True)
         self.setWindowTitle("Tiebreak")
         self._build()
@@ -59,7 +62,7 @@ class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewT
         self._build_actions()
         self._restore_window()
         self.open_controller(controller)
-        QTimer.singleShot(400, self.warm_judge_engine)
+        self.after_first_paint(lambda: QTimer.singleShot(400, self.warm_judge_engine))
 
     # ---- layout ---------------------------------------------------------------------
     def _build(self) -> None:
@@ -222,7 +225,7 @@ class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewT
         if row is not None and self.model.row_at(row).id != keep:
             row = 0
         self._select(row if row is not None else 0)
-        QTimer.singleShot(0, self.refresh_counts)
+        self.after_first_paint(self.refresh_counts)  # the pair shows first, then the figures
 
     def _select(self, row: int) -> None:
         if self.model.rowCount() == 0:
@@ -364,10 +367,18 @@ class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewT
             self.after_first_paint(lambda: self.show_stats_dock(True))
 
     def after_first_paint(self, work: Callable[[], None]) -> None:
-        """Run ``work`` once the window has been painted for the first time."""
-        if self._first_paint is None:
-            self._first_paint = _FirstPaint(self)
-        self._first_paint.pending.append(work)
+        """Run ``work`` once the window's first frame is on screen (soon, if it is)."""
+        if self._after_paint is None:
+            QTimer.singleShot(0, work)
+        else:
+            self._after_paint.append(work)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if self._after_paint is not None:  # the first frame: the children paint next
+            pending, self._after_paint = self._after_paint, None
+            for work in pending:
+                QTimer.singleShot(0, work)  # after this frame is on screen
 
     def closeEvent(self, event: Any) -> None:
         if self._closed:  # Qt may deliver a second close (quit after close): nothing left to do
@@ -382,20 +393,3 @@ class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewT
         self.ctl.save_position()
         self.ctl.close()
         super().closeEvent(event)
-
-
-class _FirstPaint(QObject):
-    """Watches the window for its first paint, then runs what waited for it."""
-
-    def __init__(self, window: QMainWindow) -> None:
-        super().__init__(window)
-        self.pending: list[Callable[[], None]] = []
-        window.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Paint:
-            watched.removeEventFilter(self)
-            for work in self.pending:
-                QTimer.singleShot(0, work)  # after this frame is on screen
-            self.pending = []
-        return False

@@ -13,10 +13,14 @@ opportunities (zero-width spaces) inside long runs that a copy takes out again.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QMimeData, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QFont, QTextCursor, QTextDocument
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QFont, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextBrowser
+
+if TYPE_CHECKING:  # copying and opening links load these when first used
+    from PySide6.QtCore import QMimeData, QUrl
 
 _FEATURES = QTextDocument.MarkdownFeature(
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value
@@ -109,12 +113,16 @@ class ResponseView(QTextBrowser):
         return f"characters {start + 1:,}–{end:,} of {len(self._text):,}"
 
     def createMimeDataFromSelection(self) -> QMimeData:
+        from PySide6.QtCore import QMimeData
+
         data = QMimeData()
         data.setText(self.textCursor().selectedText().replace(_ZWSP, "").replace("\u2029", "\n"))
         return data
 
     def _open_link(self, url: QUrl) -> None:
         if url.scheme() in ("http", "https"):
+            from PySide6.QtGui import QDesktopServices
+
             QDesktopServices.openUrl(url)
         else:
             self.linkRefused.emit(url.toString())

@@ -3,10 +3,10 @@ the reviewer's A / B / tie, and the final verdict. Keys act on the focused row."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QFont, QPainter
 from PySide6.QtWidgets import (
     QButtonGroup,
     QGridLayout,
@@ -23,11 +23,13 @@ from desktop.domain.combine import DimensionView
 from desktop.domain.verdicts import Verdict
 from desktop.services.review import PairVerdicts
 
+if TYPE_CHECKING:
+    from PySide6.QtGui import QPaintEvent
+
 CHOICES = (Verdict.A, Verdict.B, Verdict.TIE)
 
 
-@dataclass
-class _Row:
+class _Row(NamedTuple):
     name: QLabel
     judge: QLabel
     conf: QLabel
@@ -37,13 +39,29 @@ class _Row:
 
 
 HEADINGS = ("dimension", "judge", "conf", "swap", "you", "final")
-# Your verdict must be plain at a glance: the checked button takes the palette's highlight,
-# so it follows the system's light or dark colours.
-CHECKED_STYLE = (
-    "QToolButton:checked { background-color: palette(highlight);"
-    " color: palette(highlighted-text); border: 1px solid palette(highlight);"
-    " border-radius: 3px; font-weight: bold; }"
-)
+
+
+class VerdictButton(QToolButton):
+    """One verdict choice. The chosen one is filled with the palette's highlight, so your
+    verdict is plain at a glance and follows the system's light or dark colours. Painted
+    here rather than by a style sheet, which would restyle the whole panel at every paint."""
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        if not self.isChecked():
+            super().paintEvent(event)
+            return
+        palette = self.palette()
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(palette.highlight())
+        painter.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
+        font = self.font()
+        font.setBold(True)
+        painter.setFont(font)
+        painter.setPen(palette.highlightedText().color())
+        painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.text())
+        painter.end()
 
 
 class VerdictPanel(QWidget):
@@ -74,7 +92,6 @@ class VerdictPanel(QWidget):
         bottom.addWidget(self.note, 1)
         bottom.addWidget(raw)
         bottom.addWidget(prompt)
-        self.setStyleSheet(CHECKED_STYLE)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
         layout.addLayout(self._grid)
@@ -112,7 +129,7 @@ class VerdictPanel(QWidget):
             group = QButtonGroup(buttons)
             group.setExclusive(False)
             for verdict in CHOICES:
-                button = QToolButton()
+                button = VerdictButton()
                 button.setText(verdict.value)
                 button.setCheckable(True)
                 button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
