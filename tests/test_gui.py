@@ -146,6 +146,8 @@ def test_keyboard_navigation_and_verdicts(qtbot, window: MainWindow, project: Pa
 
 def test_status_bar_counts_follow_a_withdrawal(qtbot, window: MainWindow) -> None:
     qtbot.waitUntil(lambda: "0 reviewed · 6 left" in window.counts_label.text(), timeout=5000)
+    window.statusBar().showMessage("judged 6 ok")  # a passing message hides neither
+    assert window.counts_label.isVisible() and window.project_label.isVisible()
     press(qtbot, window, Qt.Key.Key_A)
     qtbot.waitUntil(lambda: "1 reviewed · 5 left" in window.counts_label.text(), timeout=5000)
     press(qtbot, window, Qt.Key.Key_Up)  # back to the dimension just decided

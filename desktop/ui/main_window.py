@@ -138,8 +138,9 @@ class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewT
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.cancel_job)
         bar = self.statusBar()
-        bar.addWidget(self.project_label)
-        bar.addWidget(self.counts_label, 1)
+        # Permanent: a passing message (left) never hides which project this is or its counts.
+        bar.addPermanentWidget(self.project_label)
+        bar.addPermanentWidget(self.counts_label)
         bar.addPermanentWidget(self.progress)
         bar.addPermanentWidget(self.cancel_button)
         self.progress.hide()
