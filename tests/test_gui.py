@@ -255,6 +255,15 @@ def test_typing_in_search_never_acts_on_verdicts(qtbot, window: MainWindow, proj
     assert human_rows(project) == []
 
 
+def test_closing_while_a_search_waits_to_run(qtbot, window: MainWindow) -> None:
+    """The search runs once typing pauses; a window closed before then reads nothing more
+    from its closed project (pytest-qt fails the test on any error in the event loop)."""
+    qtbot.keyClicks(window.search, "Probably")
+    window.close()
+    qtbot.wait(400)
+    assert window._closed
+
+
 def test_judge_key_held_down_sends_one_request(qtbot, window: MainWindow, server: OpenAIServer):
     server.delay = 0.5
     for _ in range(5):

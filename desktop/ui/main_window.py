@@ -62,7 +62,7 @@ class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewT
         self._build_actions()
         self._restore_window()
         self.open_controller(controller)
-        self.after_first_paint(lambda: QTimer.singleShot(400, self.warm_judge_engine))
+        self.after_first_paint(lambda: self.later(400, self.warm_judge_engine))
 
     # ---- layout ---------------------------------------------------------------------
     def _build(self) -> None:
@@ -370,7 +370,7 @@ class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewT
     def after_first_paint(self, work: Callable[[], None]) -> None:
         """Run ``work`` once the window's first frame is on screen (soon, if it is)."""
         if self._after_paint is None:
-            QTimer.singleShot(0, work)
+            self.later(0, work)
         else:
             self._after_paint.append(work)
 
@@ -379,12 +379,18 @@ class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewT
         if self._after_paint is not None:  # the first frame: the children paint next
             pending, self._after_paint = self._after_paint, None
             for work in pending:
-                QTimer.singleShot(0, work)  # after this frame is on screen
+                self.later(0, work)  # after this frame is on screen
+
+    def later(self, msec: int, work: Callable[[], None]) -> None:
+        """Run ``work`` after ``msec``, unless the window has closed by then."""
+        QTimer.singleShot(msec, lambda: None if self._closed else work())
 
     def closeEvent(self, event: Any) -> None:
         if self._closed:  # Qt may deliver a second close (quit after close): nothing left to do
             return super().closeEvent(event)
         self._closed = True
+        for timer in self.findChildren(QTimer):  # a pending search must not reach a closed file
+            timer.stop()
         state = QSettings("tiebreak", "tiebreak")
         state.setValue("geometry", self.saveGeometry())
         state.setValue("splitters", self.splitter.saveState())
