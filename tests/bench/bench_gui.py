@@ -386,7 +386,9 @@ def main(argv: list[str] | None = None) -> int:
         our_start, our_rss = (min(r[i] for r in runs["ours"]) for i in (0, 1))
         first_start = min(r[0] for r in runs["first"])
         same_widgets = min(r[0] for r in runs["qt"])
-        counted = (
+        figures = in_process(project, presses)
+        figures.update(job_stalls(work, 500 if args.quick else 2_000))
+        counted = (  # last: valgrind's minutes leave the caches cold
             {}
             if args.quick
             else {
@@ -394,8 +396,6 @@ def main(argv: list[str] | None = None) -> int:
                 "ours": instructions(_TIEBREAK, str(project)),
             }
         )
-        figures = in_process(project, presses)
-        figures.update(job_stalls(work, 500 if args.quick else 2_000))
     result = {
         "pairs": n,
         "presses": presses,
