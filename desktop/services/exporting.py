@@ -16,6 +16,7 @@ from typing import Any
 
 from desktop.adapters.formats.atomic import atomic_text_file
 from desktop.adapters.formats.cells import safe_cell
+from desktop.adapters.store.human import CURRENT
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import judge_models
 from desktop.adapters.store.rubrics import latest_rubric, rubric_names
@@ -162,8 +163,7 @@ def _rows(
     human = (
         "(SELECT group_concat(h.dimension || ':' || coalesce(h.verdict, '-'), '|')"
         " FROM human_verdicts h WHERE h.pair_id = p.id AND h.rubric_name = :rubric"
-        " AND h.id = (SELECT max(id) FROM human_verdicts WHERE pair_id = p.id"
-        " AND rubric_name = :rubric AND dimension = h.dimension AND reviewer = h.reviewer))"
+        f" AND {CURRENT})"
     )
     sql = (
         f"SELECT {pair_cols}, p.metadata,"

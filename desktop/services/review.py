@@ -98,9 +98,7 @@ def list_rows(
           (SELECT group_concat(h.id || char(31) || h.dimension || char(31) || h.verdict
                                || char(31) || (h.reviewer = :me), char(30))
              FROM human_verdicts h WHERE h.pair_id = p.id AND h.rubric_name = :rubric
-             AND h.id = (SELECT max(id) FROM human_verdicts WHERE pair_id = p.id
-                         AND rubric_name = :rubric AND dimension = h.dimension
-                         AND reviewer = h.reviewer))
+             AND {human.CURRENT})
         FROM pairs p WHERE {" AND ".join(where)} ORDER BY p.id"""
     rows: list[ListRow] = []
     cursor = store.conn.execute(sql, params)
@@ -228,9 +226,7 @@ def counts(store: ProjectStore, rubric: str, judge_model: str | None) -> tuple[i
     ).fetchone()[0]
     reviewed = store.conn.execute(  # a withdrawn verdict no longer counts
         "SELECT count(DISTINCT pair_id) FROM human_verdicts h WHERE rubric_name = ?"
-        " AND verdict IS NOT NULL AND id = (SELECT max(id) FROM human_verdicts"
-        "  WHERE pair_id = h.pair_id AND rubric_name = h.rubric_name"
-        "  AND dimension = h.dimension AND reviewer = h.reviewer)",
+        f" AND verdict IS NOT NULL AND {human.CURRENT}",
         [rubric],
     ).fetchone()[0]
     return total, judged, reviewed

@@ -12,6 +12,13 @@ from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import now
 from desktop.domain.verdicts import Verdict
 
+#: SQL: ``h``, a row of human_verdicts, is its reviewer's current row for its pair, rubric
+#: and dimension. Every reader of "the current verdicts" shares this one definition.
+CURRENT = (
+    "h.id = (SELECT max(id) FROM human_verdicts WHERE pair_id = h.pair_id"
+    " AND rubric_name = h.rubric_name AND dimension = h.dimension AND reviewer = h.reviewer)"
+)
+
 
 class HumanVerdict(NamedTuple):
     dimension: str
@@ -67,9 +74,7 @@ def current_verdicts(store: ProjectStore, pair_id: int, rubric_name: str) -> lis
     kept (its verdict is None): it is still where that reviewer's note lives."""
     rows = store.conn.execute(
         "SELECT dimension, verdict, reviewer, note, created_at, mode FROM human_verdicts h"
-        " WHERE pair_id = ? AND rubric_name = ? AND id = (SELECT max(id) FROM human_verdicts"
-        "  WHERE pair_id = h.pair_id AND rubric_name = h.rubric_name"
-        "  AND dimension = h.dimension AND reviewer = h.reviewer) ORDER BY id",
+        f" WHERE pair_id = ? AND rubric_name = ? AND {CURRENT} ORDER BY id",
         [pair_id, rubric_name],
     ).fetchall()
     return [_verdict(r) for r in rows]
