@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from desktop.services.startup import Start
@@ -22,5 +21,5 @@ def run(start: Start, argv: list[str] | None = None) -> int:
     window = MainWindow(start.session, start.settings)
     window.show()
     if start.warning:
-        QTimer.singleShot(0, lambda: window.error(start.warning))
+        window.later(0, lambda: window.error(start.warning))
     return app.exec()
