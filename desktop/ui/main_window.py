@@ -153,7 +153,8 @@ class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewT
         }
         self.recent_menu = menus["File"].addMenu("Recent projects")
         for name, keys, menu, description in SHORTCUTS:
-            action = QAction(description, self)
+            action = QAction(self)  # QAction(text, parent) would weigh QIcon's overloads too
+            action.setText(description)
             action.setShortcuts([QKeySequence(k) for k in keys])
             action.setAutoRepeat(False)
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
