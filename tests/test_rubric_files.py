@@ -3,6 +3,7 @@ rubric survives dump and load unchanged. Also the catalog of built-in and user r
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import tomllib
@@ -155,6 +156,21 @@ def _rubrics(draw: st.DrawFn) -> Rubric:
 @given(rubric=_rubrics())
 def test_any_rubric_round_trips(rubric: Rubric) -> None:
     assert rubric_from_text(dump_rubric(rubric), origin="dumped") == rubric
+
+
+def test_windows_line_breaks_survive_a_round_trip() -> None:
+    """TOML reads a break in a multi-line string as a bare newline; found by the above."""
+    rubric = Rubric(
+        name="crlf",
+        title="CRLF",
+        description="one\r\ntwo",
+        dimensions=("overall",),
+        answer=AnswerFormat(kind=AnswerKind.SINGLE),
+        messages=(Message("user", "Which is better?\r\n{{ instruction }}"),),
+    )
+    assert rubric_from_text(dump_rubric(rubric), origin="dumped") == rubric
+    unix = dataclasses.replace(rubric, description="one\ntwo", messages=(Message("user", "?"),))
+    assert '"""\none\ntwo"""' in dump_rubric(unix)  # a rubric without them stays readable
 
 
 def test_save_is_atomic_and_loads_back(tmp_path: Path) -> None:

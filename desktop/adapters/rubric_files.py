@@ -99,7 +99,13 @@ def dump_rubric(rubric: Rubric) -> str:
     """The rubric as TOML text; ``rubric_from_text(dump_rubric(r), ...) == r``."""
     import tomli_w  # only to write a rubric out
 
-    return tomli_w.dumps(rubric.to_dict(), multiline_strings=True)
+    data = rubric.to_dict()
+    text = tomli_w.dumps(data, multiline_strings=True)  # templates stay readable
+    if tomllib.loads(text) != tomllib.loads(tomli_w.dumps(data)):
+        # TOML reads a line break in a multi-line string as "\n" whatever it was written
+        # as, so a "\r\n" would not come back: such a rubric is written with escapes.
+        text = tomli_w.dumps(data)
+    return text
 
 
 def save_rubric(rubric: Rubric, path: Path | str) -> None:
