@@ -159,7 +159,7 @@ def test_any_rubric_round_trips(rubric: Rubric) -> None:
 
 
 def test_windows_line_breaks_survive_a_round_trip() -> None:
-    """TOML reads a break in a multi-line string as a bare newline; found by the above."""
+    """A multi-line TOML string keeps only bare newlines; found by the test above."""
     rubric = Rubric(
         name="crlf",
         title="CRLF",

@@ -100,12 +100,11 @@ def dump_rubric(rubric: Rubric) -> str:
     import tomli_w  # only to write a rubric out
 
     data = rubric.to_dict()
-    text = tomli_w.dumps(data, multiline_strings=True)  # templates stay readable
-    if tomllib.loads(text) != tomllib.loads(tomli_w.dumps(data)):
-        # TOML reads a line break in a multi-line string as "\n" whatever it was written
-        # as, so a "\r\n" would not come back: such a rubric is written with escapes.
-        text = tomli_w.dumps(data)
-    return text
+    escaped = tomli_w.dumps(data)
+    readable = tomli_w.dumps(data, multiline_strings=True)  # templates stay readable
+    # A multi-line string keeps only "\n" line breaks (tomli_w writes "\r\n" as one), so a
+    # rubric that would not come back the same is written with escapes instead.
+    return readable if tomllib.loads(readable) == tomllib.loads(escaped) else escaped
 
 
 def save_rubric(rubric: Rubric, path: Path | str) -> None:
