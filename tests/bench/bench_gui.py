@@ -10,7 +10,7 @@ Targets (from the issue), each against a reference measured in the same run:
   package with no bytecode. Wall-clock start-ups vary by a third from run to run on a
   shared machine, so the best and the median of --rounds interleaved starts are given,
   the median CPU time each used by its first frame, and (full mode, where valgrind is
-  installed) the instructions each runs to its first frame, which vary by under 0.1%;
+  installed) the instructions each runs to its first frame, which vary by about 1% at most;
 * next pair painted: 95th percentile under 30 ms over 500 presses of the "next" key;
 * a text search over all pairs: first results painted under 300 ms (a rare word, so the
   whole table is searched, and a common one);
