@@ -35,6 +35,7 @@ NOT_BEFORE_FIRST_PAINT = (
 
 _CHILD = """
 import json, sys
+from PySide6 import QtCore
 from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from desktop.ui import main_window
 
@@ -44,6 +45,7 @@ class Painted(QObject):
             obj.removeEventFilter(self)
             window = obj.window()
             print(json.dumps({
+                "qt_namespace": "Qt" in vars(QtCore),  # built on first touch: see qt_by_name
                 "loaded": [m for m in sys.argv[2:] if m in sys.modules],
                 "title": window.windowTitle(),
                 "pair": window.ctl.current.external_id,
@@ -83,3 +85,4 @@ def test_the_first_pair_paints_without_loading_what_it_does_not_need(tmp_path: P
     report = json.loads(out.stdout.splitlines()[-1])
     assert report["pair"] == "p1" and report["title"].startswith(project.name)
     assert report["loaded"] == []
+    assert not report["qt_namespace"], "something on the start path touches PySide6.QtCore.Qt"

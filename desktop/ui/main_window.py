@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtCore import QByteArray, QSettings, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -30,8 +30,9 @@ from desktop.services.review import FILTERS
 from desktop.services.session import ReviewSession as ReviewController
 from desktop.ui.file_actions import FileActions
 from desktop.ui.judge_actions import JudgeActions
-from desktop.ui.pair_list import COLUMN_WIDTHS, PairListModel
+from desktop.ui.pair_list import COLUMN_WIDTHS, PairListModel, header_labels
 from desktop.ui.pair_view import PairView
+from desktop.ui.qt_by_name import build_qt_namespace, set_properties
 from desktop.ui.review_tools import ReviewTools
 from desktop.ui.shortcuts import SHORTCUTS
 from desktop.ui.verdict_actions import VerdictActions
@@ -62,6 +63,7 @@ class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewT
         self._build_actions()
         self._restore_window()
         self.open_controller(controller)
+        self.after_first_paint(build_qt_namespace)
         self.after_first_paint(lambda: self.later(400, self.warm_judge_engine))
 
     # ---- layout ---------------------------------------------------------------------
@@ -81,8 +83,9 @@ class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewT
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
-        # Fixed sizes: sizing to contents would read every loaded row on each change.
         header = self.table.horizontalHeader()
+        header.setModel(header_labels(self))  # the same columns as self.model
+        # Fixed sizes: sizing to contents would read every loaded row on each change.
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setMinimumSectionSize(32)  # the stretched status column may be narrow
         header.setDefaultSectionSize(60)
@@ -107,12 +110,13 @@ class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewT
         self.verdicts.noteEdited.connect(self.save_note)
         self.verdicts.showRaw.connect(self.show_raw_completion)
         self.verdicts.showPrompt.connect(self.show_prompt)
-        right = QSplitter(Qt.Orientation.Vertical)
+        right = QSplitter()
+        set_properties(right, orientation="Vertical")
         right.addWidget(self.pair_view)
         right.addWidget(self.verdicts)
         right.setStretchFactor(0, 5)
         right.setStretchFactor(1, 1)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter = QSplitter()  # horizontal
         self.splitter.addWidget(left)
         self.splitter.addWidget(right)
         self.splitter.setStretchFactor(1, 4)
@@ -157,7 +161,6 @@ class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewT
             action.setText(description)
             action.setShortcuts([QKeySequence(k) for k in keys])
             action.setAutoRepeat(False)
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             action.triggered.connect(lambda _=False, n=name: getattr(self, n)())
             if name.startswith("toggle_"):
                 action.setCheckable(True)

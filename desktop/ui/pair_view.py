@@ -3,7 +3,6 @@ human reference and source text below when the pair has them."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
@@ -15,6 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.domain.pairs import Pair
+from desktop.ui.qt_by_name import set_properties
 from desktop.ui.response_view import ResponseView
 
 
@@ -66,15 +66,16 @@ class PairView(QWidget):
         self.reference = _Pane("Human reference")
         self.source = _Pane("Source text")
         self.empty = QLabel("No pair selected. Import pairs with File ▸ Import (Ctrl+I).")
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        sides = QSplitter(Qt.Orientation.Horizontal)
+        set_properties(self.empty, alignment="AlignCenter")
+        sides = QSplitter()  # horizontal
         sides.addWidget(self.response_a)
         sides.addWidget(self.response_b)
         sides.setChildrenCollapsible(False)
-        extra = QSplitter(Qt.Orientation.Horizontal)
+        extra = QSplitter()
         extra.addWidget(self.reference)
         extra.addWidget(self.source)
-        self.vertical = QSplitter(Qt.Orientation.Vertical)
+        self.vertical = QSplitter()
+        set_properties(self.vertical, orientation="Vertical")
         self.vertical.addWidget(self.instruction)
         self.vertical.addWidget(sides)
         self.vertical.addWidget(extra)

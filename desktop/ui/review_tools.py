@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QDockWidget
 
 
@@ -24,6 +24,8 @@ class ReviewTools:
     def _ensure_stats_dock(self) -> None:
         if self.stats_dock is not None:
             return
+        from PySide6.QtCore import Qt  # not at start-up: see desktop/ui/qt_by_name.py
+
         from desktop.ui.stats_panel import StatsPanel
 
         self.stats_panel = StatsPanel()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtGui import QFont, QPainter
+from PySide6.QtCore import QRectF, Signal
+from PySide6.QtGui import QFont, QPainter, QPainterPath
 from PySide6.QtWidgets import (
     QButtonGroup,
     QGridLayout,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from desktop.domain.combine import DimensionView
 from desktop.domain.verdicts import Verdict
 from desktop.services.review import PairVerdicts
+from desktop.ui.qt_by_name import ALIGN_CENTER, set_properties
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QPaintEvent
@@ -53,14 +54,14 @@ class VerdictButton(QToolButton):
         palette = self.palette()
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(palette.highlight())
-        painter.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
+        fill = QPainterPath()  # filled without a pen: no outline
+        fill.addRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
+        painter.fillPath(fill, palette.highlight())
         font = self.font()
         font.setBold(True)
         painter.setFont(font)
         painter.setPen(palette.highlightedText().color())
-        painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.text())
+        painter.drawText(self.rect(), ALIGN_CENTER, self.text())
         painter.end()
 
 
@@ -86,7 +87,7 @@ class VerdictPanel(QWidget):
         prompt = QPushButton("Prompt")
         prompt.clicked.connect(self.showPrompt.emit)
         self.judge_info = QLabel("")
-        self.judge_info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        set_properties(self.judge_info, textInteractionFlags="TextSelectableByMouse")
         bottom = QHBoxLayout()
         bottom.addWidget(QLabel("note:"))
         bottom.addWidget(self.note, 1)
@@ -132,7 +133,7 @@ class VerdictPanel(QWidget):
                 button = VerdictButton()
                 button.setText(verdict.value)
                 button.setCheckable(True)
-                button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+                set_properties(button, focusPolicy="NoFocus")
                 button.setToolTip(f"{dim}: {verdict.value}")
                 button.clicked.connect(
                     lambda checked, d=dim, v=verdict: self._clicked(d, v, checked)
