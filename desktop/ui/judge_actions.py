@@ -24,11 +24,16 @@ class JudgeActions:
         """Load the judge engine (openai and its compiled parts) in the background soon
         after the window shows. Loading a compiled module holds Python's lock for tens of
         milliseconds; done here, that happens while the reviewer reads the first pair,
-        not as a stall at the start of their first judge job."""
+        not as a stall at the start of their first judge job. Then all that is loaded,
+        and the window itself, is frozen out of the garbage collector's full walks
+        (desktop/services/heap.py)."""
 
         def load(progress: Any, cancel: Any) -> None:
-            import desktop.services.connection
-            import desktop.services.judging  # noqa: F401
+            from desktop.services.heap import loaded_for_good
+
+            with loaded_for_good():
+                import desktop.services.connection
+                import desktop.services.judging  # noqa: F401
 
         self.runner.start(load)
 
