@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -29,6 +30,15 @@ def alpaca_file() -> Path:
     if not ALPACA.is_file():
         pytest.skip("../shared/data is not beside this checkout")
     return ALPACA
+
+
+@pytest.fixture(autouse=True)
+def _heap_thawed():
+    """A window freezes the heap (desktop/services/heap.py), as a long-lived app should;
+    between tests, what one test left behind must still be collected."""
+    yield
+    gc.unfreeze()
+    gc.enable()
 
 
 @pytest.fixture(autouse=True)

@@ -34,9 +34,9 @@ NOT_BEFORE_FIRST_PAINT = (
 )
 
 _CHILD = """
-import json, sys
+import gc, json, sys
 from PySide6 import QtCore
-from PySide6.QtCore import QCoreApplication, QEvent, QObject
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 from desktop.ui import main_window
 
 class Painted(QObject):
@@ -44,14 +44,20 @@ class Painted(QObject):
         if event.type() == QEvent.Type.Paint:
             obj.removeEventFilter(self)
             window = obj.window()
-            print(json.dumps({
+            report = {
                 "qt_namespace": "Qt" in vars(QtCore),  # built on first touch: see qt_by_name
+                "collecting": gc.isenabled(),  # held until the first frame: see services.heap
                 "loaded": [m for m in sys.argv[2:] if m in sys.modules],
                 "title": window.windowTitle(),
                 "pair": window.ctl.current.external_id,
-            }), flush=True)
-            window.close()
-            QCoreApplication.instance().quit()
+            }
+            def after():  # the first frame is on screen: collection has resumed
+                report["collecting_after"] = gc.isenabled()
+                report["frozen_after"] = gc.get_freeze_count()
+                print(json.dumps(report), flush=True)
+                window.close()
+                QCoreApplication.instance().quit()
+            QTimer.singleShot(50, after)
         return False
 
 painted = Painted()
@@ -86,3 +92,5 @@ def test_the_first_pair_paints_without_loading_what_it_does_not_need(tmp_path: P
     assert report["pair"] == "p1" and report["title"].startswith(project.name)
     assert report["loaded"] == []
     assert not report["qt_namespace"], "something on the start path touches PySide6.QtCore.Qt"
+    assert not report["collecting"]
+    assert report["collecting_after"] and report["frozen_after"] > 10_000

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from desktop.services.heap import loaded_for_good
+from desktop.services.heap import hold_collection, loaded_for_good
 from tests.test_gui import open_window, project, server  # noqa: F401  (fixtures)
 
 
@@ -28,23 +28,23 @@ def test_what_loads_inside_is_frozen_and_collection_resumes() -> None:
     assert gc.get_freeze_count() >= len(kept)
 
 
-def test_a_failed_load_still_freezes_and_a_disabled_collector_stays_off() -> None:
-    gc.disable()
+def test_a_failed_load_still_settles_and_ends_a_start_up_hold() -> None:
+    hold_collection()
     with pytest.raises(ImportError), loaded_for_good():
         import desktop.no_such_module  # noqa: F401
-    assert not gc.isenabled()
+    assert gc.isenabled()
     assert gc.get_freeze_count() > 0
 
 
 @pytest.mark.usefixtures("qapp")
-def test_the_window_freezes_the_judge_engine_once_loaded(qtbot, project, server) -> None:  # noqa: F811
+def test_the_window_freezes_its_start_and_the_judge_engine(qtbot, project, server) -> None:  # noqa: F811
     win = open_window(qtbot, project, server)
     try:
-        win.warm_judge_engine()  # as it runs once the first frame is painted
-        qtbot.waitUntil(lambda: gc.get_freeze_count() > 0, timeout=20_000)
+        qtbot.waitUntil(lambda: gc.get_freeze_count() > 10_000)  # the first frame settles
+        at_first_frame = gc.get_freeze_count()
+        win.warm_judge_engine()  # as it runs soon after the first frame
+        qtbot.waitUntil(lambda: gc.get_freeze_count() > at_first_frame, timeout=20_000)
         qtbot.waitUntil(gc.isenabled)
-        frozen = gc.get_freeze_count()
         assert "openai" in sys.modules
-        assert frozen > 10_000  # the bindings, openai and the window: not just a few
     finally:
         win.runner.shutdown()

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from desktop.domain.errors import TiebreakError
 from desktop.services.app_settings import AppSettings, save_settings
+from desktop.services.heap import settle
 from desktop.services.review import FILTERS
 from desktop.services.session import ReviewSession as ReviewController
 from desktop.ui.file_actions import FileActions
@@ -64,6 +65,7 @@ class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewT
         self._restore_window()
         self.open_controller(controller)
         self.after_first_paint(build_qt_namespace)
+        self.after_first_paint(settle)  # the start-up's objects: never walked again
         self.after_first_paint(lambda: self.later(400, self.warm_judge_engine))
 
     # ---- layout ---------------------------------------------------------------------
