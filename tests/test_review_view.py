@@ -84,3 +84,29 @@ def test_disagreement_is_with_the_reviewers_consensus(store: ProjectStore) -> No
     assert not rows_for(store, "ada")["q3"].disagree
     review(store, "q3", "overall", "B", reviewer="ada")
     assert rows_for(store, "ada")["q3"].disagree
+
+
+def test_rows_by_id_are_the_same_rows_in_one_query(store: ProjectStore) -> None:
+    judge(store, 2, overall="A", precision="B")
+    review(store, "q3", "overall", "B", reviewer="ada")
+    everything = list_rows(store, "r", "m", reviewer="ada")
+    by_id = list_rows(store, "r", "m", reviewer="ada", ids=[3, 2, 99], limit=3)
+    assert by_id == [everything[1], everything[2]]  # id order; an unknown id is no row
+    assert by_id[0].status == "ok" and by_id[1].reviewed
+
+
+def test_a_running_job_refreshes_its_rows_in_chunks(tmp_path: Path) -> None:
+    from desktop.services.app_settings import AppSettings
+    from desktop.services.session import ReviewSession
+
+    path = new_project(tmp_path)
+    rows = [{"instruction": f"i{i}", "response_a": "a", "response_b": "b"} for i in range(1203)]
+    with open_project(path) as s:
+        import_file(s, write_jsonl(tmp_path / "pairs.jsonl", rows))
+    session = ReviewSession.open(path, AppSettings(reviewer="ada"))
+    try:
+        got = session.list_rows_for(range(1203, 0, -1))
+        assert [r.id for r in got] == list(range(1, 1204))
+        assert session.list_row(700) == got[699]
+    finally:
+        session.close()

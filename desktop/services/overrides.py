@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import getpass
 import os
 
@@ -14,9 +15,12 @@ from desktop.domain.verdicts import Verdict
 
 def default_reviewer() -> str:
     """Who is reviewing: $TIEBREAK_REVIEWER, else the login name."""
-    name = os.environ.get("TIEBREAK_REVIEWER", "").strip()
-    if name:
-        return name
+    return os.environ.get("TIEBREAK_REVIEWER", "").strip() or _login_name()
+
+
+@functools.cache
+def _login_name() -> str:
+    """Looked up once: the window asks on every list refresh, a job's many times a second."""
     try:
         return getpass.getuser()
     except (KeyError, OSError):

@@ -4,6 +4,7 @@ search, and one pair's verdicts per dimension. No Qt here; the window only displ
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from typing import NamedTuple
 
 from desktop.adapters.store import human
@@ -68,9 +69,11 @@ def list_rows(
     after_id: int = 0,
     limit: int = 500,
     reviewer: str = "",
+    ids: Collection[int] = (),
 ) -> list[ListRow]:
-    """A page of the pair list, in id order, after ``after_id``; filters run in SQL so a
-    100,000-pair project never loads whole. ``mine`` is ``reviewer``'s own verdicts."""
+    """A page of the pair list, in id order, after ``after_id`` (and among ``ids``, if
+    given); filters run in SQL so a 100,000-pair project never loads whole. ``mine`` is
+    ``reviewer``'s own verdicts."""
     params: dict[str, object] = {
         "rubric": rubric,
         "model": judge_model or "",
@@ -79,6 +82,9 @@ def list_rows(
         "me": reviewer,
     }
     where = ["p.id > :after"]
+    if ids:  # one query for all the rows a running job changed, not one each
+        params.update({f"id{i}": pair_id for i, pair_id in enumerate(ids)})
+        where.append(f"p.id IN ({', '.join(f':id{i}' for i in range(len(ids)))})")
     if search:
         where.append(
             "(p.instruction LIKE :q ESCAPE '\\' OR p.response_a LIKE :q ESCAPE '\\'"

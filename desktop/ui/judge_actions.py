@@ -77,11 +77,11 @@ class JudgeActions:
         self.progress.setRange(0, max(state.total, 1))
         self.progress.setValue(state.done)
         current = self.ctl.current.id if self.ctl.current else None
-        for pair_id in changed:
-            if pair_id == current:
-                self.refresh_verdicts()
-            elif self.model.index_of(pair_id) is not None:  # rows not loaded cost nothing
-                self.model.replace_row(self.ctl.list_row(pair_id))
+        if current in changed:
+            self.refresh_verdicts()
+        shown = [p for p in changed if p != current and self.model.index_of(p) is not None]
+        for row in self.ctl.list_rows_for(shown):  # rows not loaded cost nothing
+            self.model.replace_row(row)
         if time.monotonic() - self._counts_at > 1.0:
             self._counts_at = time.monotonic()
             self.refresh_counts()
