@@ -6,7 +6,7 @@ runs to its first frame. The window's first frame needs none of them. A property
 its key name goes through Qt's meta-object system, and item roles and drawing flags are
 plain ints in the bindings; the namespace is built once the window is on screen instead.
 tests/test_gui_startup.py checks that the first frame is painted without it, and
-tests/test_gui.py checks these numbers against Qt's own.
+tests/test_qt_by_name.py checks these numbers against Qt's own.
 """
 
 from __future__ import annotations
