@@ -77,7 +77,13 @@ class ReviewSession:
 
     # ---- reading ----------------------------------------------------------------------
     def rows(
-        self, *, search: str, filter_name: str, after_id: int, limit: int
+        self,
+        *,
+        search: str = "",
+        filter_name: str = "all",
+        after_id: int = 0,
+        limit: int,
+        ids: Collection[int] = (),
     ) -> list[review.ListRow]:
         return review.list_rows(
             self.store,
@@ -88,6 +94,7 @@ class ReviewSession:
             after_id=after_id,
             limit=limit,
             reviewer=self.reviewer(),
+            ids=ids,
         )
 
     def list_row(self, pair_id: int) -> review.ListRow:
@@ -99,14 +106,7 @@ class ReviewSession:
         rows: list[review.ListRow] = []
         for start in range(0, len(ordered), 500):
             chunk = ordered[start : start + 500]
-            rows += review.list_rows(
-                self.store,
-                self.rubric_name,
-                self.judge_model,
-                limit=len(chunk),
-                reviewer=self.reviewer(),
-                ids=chunk,
-            )
+            rows += self.rows(limit=len(chunk), ids=chunk)
         return rows
 
     def load_pair(self, pair_id: int) -> Pair | None:

@@ -182,10 +182,16 @@ class Start(NamedTuple):
     rss_kb: int
 
 
-def child(code: str, *args: str, path: Path = REPO) -> Start:
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(path)}
+def child_env(path: Path = REPO, **extra: str) -> dict[str, str]:
+    """A start-up child's environment: offscreen, running the package at ``path``."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(path), **extra}
     if path != REPO:  # the copy without bytecode stays without it
         env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def child(code: str, *args: str, path: Path = REPO) -> Start:
+    env = child_env(path)
     spawned = time.monotonic()
     out = subprocess.run(
         [sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, check=True
@@ -204,12 +210,7 @@ def instructions(code: str, *args: str) -> int | None:
     wall-clock start-up varies by a third from run to run. None without valgrind."""
     if shutil.which("valgrind") is None:
         return None
-    env = {
-        **os.environ,
-        "QT_QPA_PLATFORM": "offscreen",
-        "PYTHONPATH": str(REPO),
-        "BENCH_EXIT_AT_FRAME": "1",
-    }
+    env = child_env(BENCH_EXIT_AT_FRAME="1")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "callgrind.out"
         valgrind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
