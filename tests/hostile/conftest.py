@@ -1,0 +1,142 @@
+"""The hostile-input suite: what a careless user or an attacker does to the command line,
+the project file and the window, and what each case must leave behind.
+
+Every case states its outcome through ``hostile`` (a :class:`Hostile`): a refusal exits 1
+(2 for a usage error) with one line on stderr and no traceback, and leaves the project
+byte-identical (its ``.dump`` hash); a success exits 0. Each case that holds is counted,
+and the run ends with the count, so a closing note can say how many cases ran and held.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class _Tally:
+    held: int = 0
+    failed: list[str] = field(default_factory=list)
+
+
+_TALLY = _Tally()
+
+
+def fingerprint(path: Path) -> str:
+    """The project as its ``.dump`` would print it, hashed; a file SQLite cannot dump is
+    hashed byte for byte instead, so damage that a command adds still shows."""
+    digest = hashlib.sha256()
+    if not path.exists():
+        return "absent"
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            for line in conn.iterdump():
+                digest.update(line.encode("utf-8", "surrogatepass"))
+                digest.update(b"\n")
+        finally:
+            conn.close()
+        return "dump:" + digest.hexdigest()
+    except sqlite3.Error:
+        digest = hashlib.sha256(path.read_bytes())
+        return "bytes:" + digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def lines(self) -> list[str]:
+        return self.stderr.strip().splitlines()
+
+
+class Hostile:
+    """Runs the real `tiebreak` command as a user would and checks what a case left."""
+
+    def __init__(self, node: str) -> None:
+        self.node = node
+
+    def cli(
+        self,
+        *args: str | os.PathLike[str],
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+        stdin: str | None = None,
+        timeout: float = 120,
+    ) -> Run:
+        full_env = {**os.environ, **(env or {})}
+        full_env.pop("TIEBREAK_DEBUG", None)
+        proc = subprocess.run(
+            [sys.executable, "-m", "desktop", *map(str, args)],
+            capture_output=True,
+            text=True,
+            errors="surrogateescape",
+            cwd=cwd,
+            env=full_env,
+            input=stdin,
+            timeout=timeout,
+        )
+        return Run(proc.returncode, proc.stdout, proc.stderr)
+
+    def refused(
+        self,
+        run: Run,
+        *,
+        says: str | tuple[str, ...] = (),
+        project: Path | None = None,
+        before: str | None = None,
+        code: int = 1,
+    ) -> None:
+        """A refusal: exit ``code``, one line on stderr naming what (``says``), no
+        traceback, and ``project`` unchanged since ``before`` (its fingerprint)."""
+        assert run.code == code, f"exit {run.code}, stderr: {run.stderr!r}"
+        assert "Traceback" not in run.stderr, run.stderr
+        if code == 1:
+            assert len(run.lines) == 1, f"not one line: {run.stderr!r}"
+            assert run.lines[0].startswith("tiebreak: error: "), run.stderr
+        for fragment in (says,) if isinstance(says, str) else says:
+            assert fragment in run.stderr, f"{fragment!r} not in {run.stderr!r}"
+        if project is not None:
+            assert before is not None, "take the fingerprint before the command"
+            assert fingerprint(project) == before, f"{project} changed"
+        self.held()
+
+    def succeeded(self, run: Run) -> None:
+        assert run.code == 0, f"exit {run.code}, stderr: {run.stderr!r}"
+        assert "Traceback" not in run.stderr, run.stderr
+        self.held()
+
+    def held(self) -> None:
+        """One more case checked and held (for checks made without the helpers above)."""
+        _TALLY.held += 1
+
+
+@pytest.fixture
+def hostile(request: pytest.FixtureRequest) -> Iterator[Hostile]:
+    yield Hostile(request.node.nodeid)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "call" and report.failed and "tests/hostile/" in report.nodeid:
+        _TALLY.failed.append(report.nodeid)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _TALLY.held or _TALLY.failed:
+        terminalreporter.write_line(
+            f"hostile cases: {_TALLY.held} held; tests with a case that did not hold:"
+            f" {len(_TALLY.failed)}"
+        )
