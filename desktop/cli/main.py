@@ -17,6 +17,8 @@ from desktop.domain.errors import TiebreakError
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from desktop.cli.arg_types import count_or_all, probability
+
     parser = argparse.ArgumentParser(
         prog="tiebreak",
         description="Review pairs of AI responses with an LLM judge."
@@ -105,7 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MODEL",
         help="instead: which verdicts flip between --judge-model and this judge",
     )
-    p.add_argument("--limit", type=int, default=20, help="flips to list (default 20; JSON: all)")
+    p.add_argument(
+        "--limit", type=count_or_all, default=20, help="flips to list (default 20; JSON: all)"
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals")
 
     p = sub.add_parser(
@@ -121,8 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rubric")
     p.add_argument("--judge-model", help="whose judge verdicts (default: the latest used)")
     p.add_argument("--reviewer", help="count only this reviewer's verdicts as reviewed")
-    p.add_argument("--low-confidence", type=float, default=0.7, metavar="P")
-    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--low-confidence", type=probability, default=0.7, metavar="P")
+    p.add_argument("--limit", type=count_or_all, default=50, help="pairs to list (0: all)")
     p.add_argument("--json", action="store_true")
 
     from desktop.cli.judge_parsers import add_parsers
