@@ -23,22 +23,15 @@ from desktop.domain.render import (
     render,
     variables_for,
 )
-from desktop.domain.rubric import AnswerFormat, AnswerKind, Decoding, Message, Rubric
+from desktop.domain.rubric import Rubric
 from desktop.services.rubric_catalog import list_rubrics
+from tests.test_render import _user_rubric
 
 PAIR = Pair("question", "answer A\nsecond line", "answer B", reference="ref", source="src")
 
 
 def rubric(template: str) -> Rubric:
-    return Rubric(
-        name="r",
-        title="r",
-        description="",
-        dimensions=("overall",),
-        answer=AnswerFormat(AnswerKind.SINGLE),
-        messages=(Message("user", template),),
-        decoding=Decoding(0.0, 16),
-    )
+    return _user_rubric(template)
 
 
 def test_nested_loops_with_empty_bodies_stop_at_the_time_limit() -> None:

@@ -39,26 +39,27 @@ def cmd_judge(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         fewshot=not args.no_fewshot,
     )
-    with open_project(args.project) as store:  # Ctrl+C here: KeyboardInterrupt, one line
-        rubric = find_rubric(store, args.rubric)
-        endpoint = endpoint_for(profile)
-        job = JudgeJob(
-            store,
-            rubric,
-            profile,
-            base_url=endpoint.base_url,
-            api_key=endpoint.api_key,
-            options=options,
-        )
-        # While the job runs, Ctrl+C cancels it: every phase (a prompt rendering, a request
-        # waiting on a hung server) looks at this event and ends within a fraction of a
-        # second, keeping every answer already stored.
-        cancel = threading.Event()
-        previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
-        try:
+    cancel = threading.Event()
+    previous = signal.getsignal(signal.SIGINT)  # until the job runs, Ctrl+C interrupts
+    try:
+        with open_project(args.project) as store:
+            rubric = find_rubric(store, args.rubric)
+            endpoint = endpoint_for(profile)
+            job = JudgeJob(
+                store,
+                rubric,
+                profile,
+                base_url=endpoint.base_url,
+                api_key=endpoint.api_key,
+                options=options,
+            )
+            # While the job runs, Ctrl+C cancels it: every phase (a prompt rendering, a
+            # request waiting on a hung server) looks at this event and ends within a
+            # fraction of a second, keeping every answer already stored.
+            signal.signal(signal.SIGINT, lambda *_: cancel.set())
             summary = job.run(progress=_progress_printer(), cancel=cancel)
-        finally:
-            signal.signal(signal.SIGINT, previous)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     p = summary.progress
     print(
         f"{p.ok:,} ok, {p.parse_failures:,} parse failures, {p.errors:,} errors,"
