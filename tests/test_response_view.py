@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QUrl
-from PySide6.QtGui import QDesktopServices, QTextCursor, QTextDocument
+from PySide6.QtGui import QDesktopServices, QTextCursor
 
 from desktop.ui.response_view import ResponseView
 
@@ -33,16 +33,6 @@ def test_html_is_shown_as_text_not_dropped(view: ResponseView) -> None:
     assert "after" in shown and "end" in shown
     assert "<b>not bold</b>" in shown
     assert "**" not in shown  # markdown itself is rendered
-
-
-def test_no_resource_is_ever_loaded(view: ResponseView, tmp_path) -> None:
-    secret = tmp_path / "secret.png"
-    secret.write_bytes(b"\x89PNG not really")
-    view.set_text(f"![x](file://{secret}) ![y](http://127.0.0.1:9/track.png)")
-    assert (
-        view.loadResource(QTextDocument.ResourceType.ImageResource, QUrl(secret.as_uri())) is None
-    )
-    assert view.document().resource(2, QUrl(secret.as_uri())) is None
 
 
 def test_only_http_links_open_and_only_on_click(view: ResponseView, monkeypatch) -> None:
