@@ -43,6 +43,7 @@ def rubric_file(folder: Path, name: str, body: str) -> Path:
 
 
 def pairs_project(folder: Path, n: int = 3, instruction: str = "question") -> Path:
+    """An empty project, and ``folder/pairs.jsonl`` for the case to import through the CLI."""
     path = new_project(folder)
     rows = [
         {"id": f"p{i}", "instruction": f"{instruction} {i}", "output_1": "a", "output_2": "b"}
