@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QUrl
-from PySide6.QtGui import QDesktopServices, QTextDocument
+from PySide6.QtGui import QDesktopServices, QTextCursor
 
 from desktop.ui.response_view import ResponseView
 
 pytestmark = pytest.mark.usefixtures("qapp")
+DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo_pairs.jsonl"
 
 
 @pytest.fixture
@@ -30,16 +33,6 @@ def test_html_is_shown_as_text_not_dropped(view: ResponseView) -> None:
     assert "after" in shown and "end" in shown
     assert "<b>not bold</b>" in shown
     assert "**" not in shown  # markdown itself is rendered
-
-
-def test_no_resource_is_ever_loaded(view: ResponseView, tmp_path) -> None:
-    secret = tmp_path / "secret.png"
-    secret.write_bytes(b"\x89PNG not really")
-    view.set_text(f"![x](file://{secret}) ![y](http://127.0.0.1:9/track.png)")
-    assert (
-        view.loadResource(QTextDocument.ResourceType.ImageResource, QUrl(secret.as_uri())) is None
-    )
-    assert view.document().resource(2, QUrl(secret.as_uri())) is None
 
 
 def test_only_http_links_open_and_only_on_click(view: ResponseView, monkeypatch) -> None:
@@ -85,3 +78,59 @@ def test_five_megabytes_on_one_line_stays_responsive(view: ResponseView) -> None
     assert copied == text[: len(copied)] and len(copied) == 200_000
     view.show_part(view.parts() - 1)
     assert parts[-1] == "characters 4,800,001–5,000,000 of 5,000,000"
+
+
+def _line_tops(view: ResponseView, *starts: str) -> list[int]:
+    """Where on screen each of ``starts`` begins (the top of its line)."""
+    text = view.toPlainText()
+    tops = []
+    for start in starts:
+        cursor = view.textCursor()
+        cursor.setPosition(text.index(start))
+        tops.append(view.cursorRect(cursor).top())
+    return tops
+
+
+def test_one_line_break_is_a_line_break(view: ResponseView) -> None:
+    """Demo pair 2: three lines of arithmetic stay three lines, as a chat shows them."""
+    demo = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines()]
+    response = demo[1]["response_a"]
+    assert "\n" in response.split("\n\n")[0]  # single breaks, not paragraphs
+    view.set_text(response)
+    tops = _line_tops(view, "Undiscounted total", "Discount (15%)", "Final amount", "The club")
+    assert tops == sorted(tops) and len(set(tops)) == 4, tops
+    shown = view.toPlainText()
+    assert "= €57.00\nDiscount (15%)" in shown and "**" not in shown
+
+
+def test_line_breaks_leave_code_lists_tables_and_headings_as_they_were(
+    view: ResponseView,
+) -> None:
+    view.set_text(
+        "# Title\nfirst\nsecond\n\n```python\nx = 1\n\ny = 2\n```\n\n- one\n- two\n  more\n\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\n\n> quoted\n> lines\n"
+    )
+    doc = view.document()
+    blocks = []
+    block = doc.begin()
+    while block.isValid():
+        blocks.append(block)
+        block = block.next()
+    texts = [b.text() for b in blocks]
+    assert blocks[texts.index("Title")].blockFormat().headingLevel() == 1
+    # One paragraph, one list item, one quote: each on two lines.
+    for joined in ("first\u2028second", "two\u2028more", "quoted\u2028lines"):
+        assert joined in texts, texts
+        top, bottom = _line_tops(view, *joined.split("\u2028"))
+        assert bottom > top
+    code = texts.index("x = 1")
+    assert texts[code : code + 3] == ["x = 1", "", "y = 2"]  # the code's own lines, no more
+    items = [b for b in blocks if b.textList() is not None]
+    assert [b.text() for b in items] == ["one", "two\u2028more"]  # no bullet added
+    table = QTextCursor(doc)
+    table.setPosition(blocks[texts.index("1")].position())
+    assert table.currentTable() is not None
+    assert (table.currentTable().rows(), table.currentTable().columns()) == (2, 2)
+    view.selectAll()
+    copied = view.createMimeDataFromSelection().text()
+    assert "first\nsecond" in copied and "two\nmore" in copied

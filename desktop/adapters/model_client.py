@@ -5,6 +5,10 @@ timeout never ends a server that drips one byte at a time. Here every attempt ha
 overall deadline; 408, 409, 429 (but not insufficient_quota), 5xx, dropped connections and
 unreadable answers are retried with backoff, honouring Retry-After; 400, 401, 403, 404 and
 an exhausted quota are not.
+
+Everything the server says (error messages, model names, completions) passes through the
+client's key masker on its way in, so a key a server echoes never reaches a message, a log
+or the project.
 """
 
 from __future__ import annotations
@@ -13,13 +17,15 @@ import asyncio
 import email.utils
 import random
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 import openai
 from openai.types import Completion as TextCompletion
 from openai.types.chat import ChatCompletion
 
+from desktop.adapters.keys import key_masker
 from desktop.domain.requests import ModelRequest
 
 DEFAULT_BACKOFF = 0.5  # seconds before the first retry; doubles with each further one
@@ -63,8 +69,10 @@ class ModelClient:
         timeout: float,
         max_retries: int,
         backoff: float = DEFAULT_BACKOFF,
+        mask: Callable[[str], str] | None = None,
     ) -> None:
         self.base_url = base_url
+        self.mask = mask or key_masker([api_key])
         self.timeout = timeout
         self.max_retries = max_retries
         self.backoff = backoff
@@ -83,8 +91,8 @@ class ModelClient:
         try:
             page = await asyncio.wait_for(self._client.models.list(), timeout=limit)
         except Exception as exc:
-            raise _classify(exc, self.base_url, limit)[0] from None
-        return [m.id for m in page.data]
+            raise self._masked(_classify(exc, self.base_url, limit)[0]) from None
+        return [self.mask(str(m.id)) for m in page.data]
 
     async def complete(self, request: ModelRequest) -> Completion:
         attempt = 0
@@ -95,12 +103,14 @@ class ModelClient:
                 # asyncio.timeout, not wait_for: no extra task per request on the hot path.
                 async with asyncio.timeout(self.timeout):
                     response = await self._send(request)
-                return completion_from_response(
+                completion = completion_from_response(
                     request.api_mode,
                     response,
                     latency_ms=(time.perf_counter() - started) * 1000,
                     attempts=attempt,
                 )
+                text = self.mask(completion.text)
+                return completion if text == completion.text else replace(completion, text=text)
             except Exception as exc:
                 error, retryable, wait = _classify(exc, self.base_url, self.timeout)
                 if not retryable or attempt > self.max_retries:
@@ -110,10 +120,18 @@ class ModelClient:
                             fatal=error.fatal,
                             kind=error.kind,
                         )
-                    raise error from None
+                    raise self._masked(error) from None
                 delay = wait if wait is not None else self.backoff * 2 ** (attempt - 1)
                 delay = min(delay, MAX_RETRY_AFTER if wait is not None else MAX_BACKOFF)
                 await asyncio.sleep(delay * (1 + random.random() * 0.1))
+
+    def _masked(self, error: ModelCallError) -> ModelCallError:
+        text = self.mask(str(error))
+        return (
+            error
+            if text == str(error)
+            else ModelCallError(text, fatal=error.fatal, kind=error.kind)
+        )
 
     async def _send(self, request: ModelRequest) -> Any:
         """POST exactly ``request.body()`` through the client's documented ``post``: the same

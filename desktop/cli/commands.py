@@ -14,6 +14,7 @@ from desktop.cli.main import print_json
 from desktop.cli.progress import stderr_progress
 from desktop.domain.columns import parse_map_options
 from desktop.domain.errors import TiebreakError
+from desktop.domain.render import check_cost
 from desktop.services import rubric_catalog
 from desktop.services.exporting import choose_rubric, export_project
 from desktop.services.importing import import_file
@@ -113,6 +114,7 @@ def cmd_rubric(args: argparse.Namespace) -> int:
         sys.stdout.write(dump_rubric(rubric))
         return 0
     rubric = _read_rubric_file(args)
+    check_cost(rubric)  # a template too slow or too big on a sample pair is refused here
     with open_project(args.project) as store:
         add_rubric(store, rubric)
     print(

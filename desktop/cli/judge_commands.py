@@ -40,7 +40,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         fewshot=not args.no_fewshot,
     )
     cancel = threading.Event()
-    previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+    previous = signal.getsignal(signal.SIGINT)  # until the job runs, Ctrl+C interrupts
     try:
         with open_project(args.project) as store:
             rubric = find_rubric(store, args.rubric)
@@ -53,6 +53,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
                 api_key=endpoint.api_key,
                 options=options,
             )
+            # While the job runs, Ctrl+C cancels it: every phase (a prompt rendering, a
+            # request waiting on a hung server) looks at this event and ends within a
+            # fraction of a second, keeping every answer already stored.
+            signal.signal(signal.SIGINT, lambda *_: cancel.set())
             summary = job.run(progress=_progress_printer(), cancel=cancel)
     finally:
         signal.signal(signal.SIGINT, previous)

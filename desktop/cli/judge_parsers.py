@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from desktop.cli.arg_types import positive_float, positive_int
+
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("judge", help="ask the judge for verdicts on the pairs")
@@ -13,10 +15,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--base-url", help="an OpenAI-compatible server, instead of a profile")
     p.add_argument("--model", help="the model name, with --base-url")
     p.add_argument("--api-mode", choices=["chat", "completions"])
-    p.add_argument("--concurrency", type=int)
+    p.add_argument("--concurrency", type=positive_int)
     p.add_argument("--swap", action="store_true", help="judge both orders; flag disagreement")
     p.add_argument("--redo", action="store_true", help="ask again even where answered")
-    p.add_argument("--limit", type=int, help="judge at most N pairs not yet judged")
+    p.add_argument("--limit", type=positive_int, help="judge at most N pairs not yet judged")
     p.add_argument("--where", help="an SQL condition on pair columns, e.g. \"category = 'math'\"")
     p.add_argument("--no-fewshot", action="store_true", help="leave out the rubric's examples")
 
@@ -41,8 +43,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     q.add_argument(
         "--structured", default="auto", choices=["auto", "json_schema", "json_object", "off"]
     )
-    q.add_argument("--concurrency", type=int, default=8)
-    q.add_argument("--timeout", type=float, default=120.0)
+    q.add_argument("--concurrency", type=positive_int, default=8)
+    q.add_argument("--timeout", type=positive_float, default=120.0)
     q.add_argument("--no-logprobs", action="store_true")
     q.add_argument("--key-env", default="OPENAI_API_KEY")
     q.add_argument("--no-key", action="store_true", help="the server needs no key")
@@ -69,13 +71,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         if action == "export":
             b.add_argument("out")
         else:
-            b.add_argument("--poll", type=float, default=30.0, help="seconds between checks")
+            b.add_argument(
+                "--poll", type=positive_float, default=30.0, help="seconds between checks"
+            )
         b.add_argument("--profile", default="local")
         b.add_argument("--base-url")
         b.add_argument("--model")
         b.add_argument("--swap", action="store_true")
         b.add_argument("--redo", action="store_true")
-        b.add_argument("--limit", type=int, help="at most N pairs not yet judged")
+        b.add_argument("--limit", type=positive_int, help="at most N pairs not yet judged")
         b.add_argument("--where")
     b = bsub.add_parser("import", help="store a batch output file as results")
     b.add_argument("project")

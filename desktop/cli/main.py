@@ -6,10 +6,9 @@ Exit codes: 0 success, 1 an error (one line on stderr, no traceback), 2 a usage 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from desktop import __version__
@@ -17,6 +16,8 @@ from desktop.domain.errors import TiebreakError
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from desktop.cli.arg_types import count_or_all, probability
+
     parser = argparse.ArgumentParser(
         prog="tiebreak",
         description="Review pairs of AI responses with an LLM judge."
@@ -105,7 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MODEL",
         help="instead: which verdicts flip between --judge-model and this judge",
     )
-    p.add_argument("--limit", type=int, default=20, help="flips to list (default 20; JSON: all)")
+    p.add_argument(
+        "--limit", type=count_or_all, default=20, help="flips to list (default 20; JSON: all)"
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals")
 
     p = sub.add_parser(
@@ -121,8 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rubric")
     p.add_argument("--judge-model", help="whose judge verdicts (default: the latest used)")
     p.add_argument("--reviewer", help="count only this reviewer's verdicts as reviewed")
-    p.add_argument("--low-confidence", type=float, default=0.7, metavar="P")
-    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--low-confidence", type=probability, default=0.7, metavar="P")
+    p.add_argument("--limit", type=count_or_all, default=50, help="pairs to list (0: all)")
     p.add_argument("--json", action="store_true")
 
     from desktop.cli.judge_parsers import add_parsers
@@ -134,25 +137,43 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     window = _window_request(words)
-    args = None if window is not False else build_parser().parse_args(words)
+    if window is not False:
+        return _reported(lambda: _open_window(window or None))
+    from desktop.cli.terminal import guarded_streams
+
+    with guarded_streams():  # data in any line written is shown, never run by the terminal
+        args = build_parser().parse_args(words)
+        if args.command == "open":
+            return _reported(lambda: _open_window(args.project))
+        return _reported(lambda: _command(args))
+
+
+def _open_window(project: Path | None) -> int:
+    from desktop.cli.window import open_window
+
+    return open_window(project)
+
+
+def _command(args: argparse.Namespace) -> int:
+    from desktop.cli import commands
+
+    name = "cmd_" + args.command.replace("-", "_")
+    handler = getattr(commands, name, None)
+    if handler is None:
+        from desktop.cli import stats_commands
+
+        handler = getattr(stats_commands, name, None)
+    if handler is None:  # the judge engine's commands load openai: only when asked for
+        from desktop.cli import judge_commands
+
+        handler = getattr(judge_commands, name)
+    return handler(args)
+
+
+def _reported(run: Callable[[], int]) -> int:
+    """Run a command; any failure becomes one line on stderr and exit code 1."""
     try:
-        if args is None or args.command == "open":
-            from desktop.cli.window import open_window
-
-            return open_window(args.project if args is not None else window or None)
-        from desktop.cli import commands
-
-        name = "cmd_" + args.command.replace("-", "_")
-        handler = getattr(commands, name, None)
-        if handler is None:
-            from desktop.cli import stats_commands
-
-            handler = getattr(stats_commands, name, None)
-        if handler is None:  # the judge engine's commands load openai: only when asked for
-            from desktop.cli import judge_commands
-
-            handler = getattr(judge_commands, name)
-        return handler(args)
+        return run()
     except TiebreakError as exc:
         _fail(str(exc))
     except KeyboardInterrupt:
@@ -178,11 +199,15 @@ def _window_request(words: list[str]) -> Path | bool | None:
 
 
 def _fail(message: str) -> None:
-    sys.stderr.write(f"tiebreak: error: {message}\n")
+    from desktop.cli.terminal import shown
+
+    sys.stderr.write(f"tiebreak: error: {shown(message)}\n")
 
 
 def print_json(value: object) -> None:
-    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+    from desktop.cli.terminal import json_text
+
+    sys.stdout.write(json_text(value) + "\n")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ import sys
 import time
 from collections.abc import Callable
 
+from desktop.cli.terminal import raw_stream
+
 
 def stderr_progress(label: str, total: int | None = None) -> Callable[[int], None]:
     tty = sys.stderr.isatty()
@@ -18,8 +20,8 @@ def stderr_progress(label: str, total: int | None = None) -> Callable[[int], Non
             return
         last[0] = now
         text = f"{label}: {done:,}" + (f"/{total:,}" if total else "")
-        if tty:
-            sys.stderr.write("\r" + text + ("\n" if final else ""))
+        if tty:  # the carriage return is ours: written past the guard that escapes data's
+            raw_stream(sys.stderr).write("\r" + text + ("\n" if final else ""))
         else:
             sys.stderr.write(text + "\n")
         sys.stderr.flush()

@@ -2,7 +2,9 @@
 
 Pair data only ever reaches a template as variables, so a response containing ``{{ }}``,
 ``{%`` or a fake closing tag arrives byte for byte. Templates run in Jinja's sandbox with
-StrictUndefined: a user rubric is someone else's text and must not reach Python internals.
+StrictUndefined: a user rubric is someone else's text and must not reach Python internals,
+and under a budget of time and produced text (desktop/domain/render_budget.py), so it
+cannot spin or fill memory either.
 """
 
 from __future__ import annotations
@@ -12,12 +14,16 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta
+from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta, nodes
 from jinja2.sandbox import SandboxedEnvironment, SecurityError
 
+from desktop.domain import render_budget as cost
 from desktop.domain.errors import RubricError
 from desktop.domain.pairs import OPTIONAL_FIELDS, Pair
+from desktop.domain.render_budget import RENDER_SECONDS, RenderStopped, RenderTooSlow
 from desktop.domain.rubric import Rubric
+
+__all__ = ["RENDER_SECONDS", "RenderStopped", "RenderTooSlow", "check_cost", "render"]
 
 #: The only names a rubric template may use.
 TEMPLATE_VARIABLES = ("instruction", "response_a", "response_b", "reference", "source", "fewshot")
@@ -28,12 +34,45 @@ MAX_CHARS = 200_000
 _MAX_REPEAT = 1_000_000  # longest string or list a template may build with * or **
 
 
-class _Environment(SandboxedEnvironment):
-    """The sandbox, plus a cap on ``'x' * 10**9``-style memory bombs in user templates."""
+class _Template(Template):
+    """A template rendered on its own (not through render()) gets the default budget."""
 
-    intercepted_binops = frozenset({"*", "**"})
+    def render(self, *args: Any, **kwargs: Any) -> str:
+        if cost.under_budget():
+            return super().render(*args, **kwargs)
+        with cost.budget(MAX_CHARS):
+            return super().render(*args, **kwargs)
+
+
+class _Environment(SandboxedEnvironment):
+    """The sandbox, plus a cap on ``'x' * 10**9``-style memory bombs in user templates, and
+    the render budget: loops, calls, filters and output all check it as they run."""
+
+    intercepted_binops = frozenset({"*", "**", "%"})
+    code_generator_class = cost.BudgetCodeGenerator
+    template_class = _Template
+    count_text = staticmethod(cost.count_text)  # called by the generated code
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.filters = {name: cost.guarded_filter(name, f) for name, f in self.filters.items()}
+        self.filters[cost.LOOP_FILTER] = cost.checked_loop
+
+    def _parse(self, source: str, name: str | None, filename: str | None) -> nodes.Template:
+        return cost.wrap_loops(super()._parse(source, name, filename))
+
+    def call(self, context: Any, obj: Any, /, *args: Any, **kwargs: Any) -> Any:
+        return cost.checked_call(
+            lambda: super(_Environment, self).call(context, obj, *args, **kwargs),
+            obj,
+            args,
+            kwargs,
+        )
 
     def call_binop(self, context: Any, operator_name: str, left: Any, right: Any) -> Any:
+        if operator_name == "%":
+            cost.checked_format(left, right if isinstance(right, tuple) else (right,))
+            return cost.checked_result(operator.mod(left, right))
         if operator_name == "**":
             if isinstance(right, int) and abs(right) > 100:
                 raise SecurityError("exponent too large in a rubric template")
@@ -114,26 +153,59 @@ def variables_for(rubric: Rubric, pair: Pair, *, fewshot: bool = True) -> dict[s
 
 
 def render(
-    rubric: Rubric, pair: Pair, *, fewshot: bool = True, max_chars: int = MAX_CHARS
+    rubric: Rubric,
+    pair: Pair,
+    *,
+    fewshot: bool = True,
+    max_chars: int = MAX_CHARS,
+    stop: Callable[[], bool] | None = None,
+    seconds: float = RENDER_SECONDS,
 ) -> list[dict[str, str]]:
-    """The judge request's messages for one pair, as ``{"role", "content"}`` dicts."""
+    """The judge request's messages for one pair, as ``{"role", "content"}`` dicts.
+
+    Raises RenderTooSlow past ``seconds``, RenderStopped as soon as ``stop()`` is true, and
+    RubricError for anything else a template cannot do for this pair."""
     compiled = _compiled(rubric)
     variables = variables_for(rubric, pair, fewshot=fewshot)
     messages = []
     size = 0
-    for i, (role, run) in enumerate(compiled):
-        try:
-            content = run(variables)
-        except Exception as exc:  # sandbox, StrictUndefined, a filter's own error: one line
-            detail = " ".join(str(exc).split()) or type(exc).__name__
-            raise RubricError(
-                f"{rubric.name}: message {i + 1} cannot render for {pair.label}: {detail}"
-            ) from None
-        size += len(content)
-        messages.append({"role": role, "content": content})
+    with cost.budget(max_chars, seconds=seconds, stop=stop):
+        for i, (role, run) in enumerate(compiled):
+            where = f"{rubric.name}: message {i + 1}"
+            try:
+                content = run(variables)
+            except RenderTooSlow as exc:
+                raise RenderTooSlow(f"{where} {exc} for {pair.label}") from None
+            except RenderStopped:
+                raise
+            except Exception as exc:  # sandbox, StrictUndefined, a filter's error: one line
+                detail = " ".join(str(exc).split()) or type(exc).__name__
+                raise RubricError(f"{where} cannot render for {pair.label}: {detail}") from None
+            size += len(content)
+            messages.append({"role": role, "content": content})
     if size > max_chars:
         raise RubricError(
             f"{rubric.name}: the prompt for {pair.label} is {size:,} characters,"
             f" above the limit of {max_chars:,}"
         )
     return messages
+
+
+#: A pair of ordinary size with every field, to try a new rubric on before it is added.
+SAMPLE_PAIR = Pair(
+    instruction="Summarise the text below in three short points, for a busy reader.\n" * 8,
+    response_a="- The first point, stated plainly with a number: 42.\n" * 30,
+    response_b="1. A numbered point that says much the same thing in other words.\n" * 30,
+    reference="A reference answer written by a person, a paragraph long. " * 20,
+    source="The source text the pair is about, several paragraphs of it.\n\n" * 40,
+    external_id="(a sample of ordinary size)",
+)
+
+
+def check_cost(rubric: Rubric) -> None:
+    """Before a rubric is added: refuse one that cannot render a sample pair of ordinary
+    size within its budget (time and text), in one line."""
+    try:
+        render(rubric, SAMPLE_PAIR)
+    except RubricError as exc:
+        raise RubricError(f"{exc}; rubric not added") from None

@@ -10,25 +10,33 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFileDialog,
-    QLabel,
     QMessageBox,
     QPlainTextEdit,
     QVBoxLayout,
     QWidget,
 )
 
+from desktop.ui.plain_text import PlainLabel, message_box
+
 
 def warn(parent: QWidget | None, message: str) -> None:
-    QMessageBox.warning(parent, "Tiebreak", message)
+    box = message_box(parent, "Tiebreak", message)
+    box.setIcon(QMessageBox.Icon.Warning)
+    box.exec()
 
 
 def inform(parent: QWidget, title: str, html: str) -> None:
-    QMessageBox.information(parent, title, html)
+    """Our own rich text (the shortcut table), never data."""
+    box = message_box(parent, title, html, rich=True)
+    box.setIcon(QMessageBox.Icon.Information)
+    box.exec()
 
 
 def ask(parent: QWidget, title: str, question: str) -> bool:
-    answer = QMessageBox.question(parent, title, question)
-    return answer == QMessageBox.StandardButton.Yes
+    box = message_box(parent, title, question)
+    box.setIcon(QMessageBox.Icon.Question)
+    box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+    return box.exec() == QMessageBox.StandardButton.Yes
 
 
 def open_file(parent: QWidget, title: str, filters: str) -> Path | None:
@@ -60,7 +68,7 @@ def confirm_export(parent: QWidget, columns: tuple[str, ...], default: Path) -> 
     """Show the columns the CSV will have, then ask where to write it."""
     dialog = QDialog(parent)
     dialog.setWindowTitle("Export CSV")
-    label = QLabel(f"One row per pair, {len(columns)} columns:")
+    label = PlainLabel(f"One row per pair, {len(columns)} columns:")
     view = QPlainTextEdit()
     view.setReadOnly(True)
     view.setPlainText(", ".join(columns))

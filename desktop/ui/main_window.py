@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QLineEdit,
     QMainWindow,
     QProgressBar,
@@ -33,6 +32,7 @@ from desktop.ui.file_actions import FileActions
 from desktop.ui.judge_actions import JudgeActions
 from desktop.ui.pair_list import COLUMN_WIDTHS, PairListModel, header_labels
 from desktop.ui.pair_view import PairView
+from desktop.ui.plain_text import PlainLabel
 from desktop.ui.qt_by_name import build_qt_namespace, set_properties
 from desktop.ui.review_tools import ReviewTools
 from desktop.ui.shortcuts import SHORTCUTS
@@ -131,13 +131,13 @@ class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewT
         corner = self.corner = QWidget(self)  # kept: setCornerWidget does not take ownership
         corner_layout = QHBoxLayout(corner)
         corner_layout.setContentsMargins(0, 0, 6, 0)
-        corner_layout.addWidget(QLabel("rubric:"))
+        corner_layout.addWidget(PlainLabel("rubric:"))
         corner_layout.addWidget(self.rubric_box)
-        corner_layout.addWidget(QLabel("model:"))
+        corner_layout.addWidget(PlainLabel("model:"))
         corner_layout.addWidget(self.profile_box)
         self.menuBar().setCornerWidget(corner)
-        self.project_label = QLabel()
-        self.counts_label = QLabel()
+        self.project_label = PlainLabel()
+        self.counts_label = PlainLabel()
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(220)
         self.progress.setFormat("judging %v/%m")

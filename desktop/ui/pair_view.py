@@ -6,7 +6,6 @@ from __future__ import annotations
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
-    QLabel,
     QSplitter,
     QToolButton,
     QVBoxLayout,
@@ -14,6 +13,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.domain.pairs import Pair
+from desktop.ui.plain_text import PlainLabel
 from desktop.ui.qt_by_name import set_properties
 from desktop.ui.response_view import ResponseView
 
@@ -28,7 +28,7 @@ class _Pane(QGroupBox):
         self.title_text = title
         self.view = ResponseView()
         self.parts = QWidget()  # only for a response too long to show at once
-        self.part_label = QLabel()
+        self.part_label = PlainLabel()
         earlier, later = QToolButton(), QToolButton()
         earlier.setText("◀ earlier")
         later.setText("later ▶")
@@ -65,7 +65,7 @@ class PairView(QWidget):
         self.response_b = _Pane("Response B")
         self.reference = _Pane("Human reference")
         self.source = _Pane("Source text")
-        self.empty = QLabel("No pair selected. Import pairs with File ▸ Import (Ctrl+I).")
+        self.empty = PlainLabel("No pair selected. Import pairs with File ▸ Import (Ctrl+I).")
         set_properties(self.empty, alignment="AlignCenter")
         sides = QSplitter()  # horizontal
         sides.addWidget(self.response_a)

@@ -1,9 +1,10 @@
 """A response shown safely: GitHub markdown with raw HTML shown as text, nothing loaded.
 
 Qt's default markdown drops everything after a ``<script>`` tag; ``MarkdownNoHTML`` shows
-HTML as the text it is. Neither the view nor its document loads a resource, so no image,
-stylesheet or file is ever fetched; a link opens only when the user clicks it, and only if
-it is http(s).
+HTML as the text it is. No image, stylesheet or file named in a response is ever opened:
+each markdown text is read into a new document that holds no image (see
+desktop/ui/markdown_document.py, which also keeps single line breaks) before the view
+shows it. A link opens only when the user clicks it, and only if it is http(s).
 
 Qt lays text out in time that grows with the length of an unbroken run (a 5 MB line takes
 minutes to wrap), so a very long response is shown one part at a time, with break
@@ -19,13 +20,11 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QFont, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextBrowser
 
+from desktop.ui.markdown_document import fill_markdown
+
 if TYPE_CHECKING:  # copying and opening links load these when first used
     from PySide6.QtCore import QMimeData, QUrl
 
-_FEATURES = QTextDocument.MarkdownFeature(
-    QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value
-    | QTextDocument.MarkdownFeature.MarkdownNoHTML.value
-)
 MARKDOWN_LIMIT = 100_000  # past this, markdown layout is slow: shown raw
 PART = 200_000  # characters shown at once of a response longer than that
 _ZWSP = "\u200b"
@@ -99,8 +98,11 @@ class ResponseView(QTextBrowser):
             font.setStyleHint(QFont.StyleHint.Monospace)
             self.document().setDefaultFont(font)
         else:
-            self.document().setDefaultFont(self.font())
-            self.document().setMarkdown(text, _FEATURES)
+            document = _InertDocument(self)  # not shown, so not laid out, until filled
+            fill_markdown(document, text, self.font())
+            previous = self.document()
+            self.setDocument(document)
+            previous.deleteLater()
         self.moveCursor(QTextCursor.MoveOperation.Start)  # a new text starts at its top
         self.verticalScrollBar().setValue(0)
         self.partChanged.emit(self._part_text())
@@ -116,7 +118,8 @@ class ResponseView(QTextBrowser):
         from PySide6.QtCore import QMimeData
 
         data = QMimeData()
-        data.setText(self.textCursor().selectedText().replace(_ZWSP, "").replace("\u2029", "\n"))
+        selected = self.textCursor().selectedText().replace(_ZWSP, "")
+        data.setText(selected.replace("\u2029", "\n").replace("\u2028", "\n"))
         return data
 
     def _open_link(self, url: QUrl) -> None:

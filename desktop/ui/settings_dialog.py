@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QGroupBox,
-    QLabel,
     QLineEdit,
     QPushButton,
     QSpinBox,
@@ -27,6 +26,7 @@ from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile
 from desktop.services.app_settings import save_settings
 from desktop.ui.dialogs import ask, warn
+from desktop.ui.plain_text import PlainLabel
 
 
 class SettingsDialog(QDialog):
@@ -59,10 +59,10 @@ class SettingsDialog(QDialog):
         self.key = QLineEdit()
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
         self.key.setPlaceholderText("paste a key to save it in the keyring")
-        self.key_state = QLabel()
+        self.key_state = PlainLabel()
         self.test_button = QPushButton("Test connection")
         self.test_button.clicked.connect(self._test)
-        self.test_result = QLabel()
+        self.test_result = PlainLabel()
         self.test_result.setWordWrap(True)
         self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._task: Any = None

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QPushButton,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -23,6 +22,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from desktop.ui.plain_text import PlainLabel
 
 if TYPE_CHECKING:  # the figures' module loads when they are first computed
     from desktop.services.stats import DimensionStats, Stats, WinRate
@@ -71,7 +72,7 @@ class StatsPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.heading = QLabel("No figures yet.")
+        self.heading = PlainLabel("No figures yet.")
         self.heading.setWordWrap(True)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
@@ -83,7 +84,7 @@ class StatsPanel(QWidget):
         self.table.setItemDelegateForColumn(BAR_COLUMN, _BarDelegate(self.table))
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.currentCellChanged.connect(lambda row, *_: self._show_matrix(row))
-        self.matrix_title = QLabel()
+        self.matrix_title = PlainLabel()
         self.matrix_title.setWordWrap(True)
         self.matrix = QTableWidget(3, 3)
         self.matrix.setHorizontalHeaderLabels([f"human {v}" for v in LABELS])
@@ -131,7 +132,7 @@ class StatsPanel(QWidget):
         name = self.section.currentText()
         s = next((c for c in stats.categories if c.name == name), stats.overall)
         self.heading.setText(
-            f"<b>{stats.rubric}</b> · judge {stats.judge_model or 'none'} · {s.pairs:,} pairs,"
+            f"{stats.rubric} · judge {stats.judge_model or 'none'} · {s.pairs:,} pairs,"
             f" {s.judged:,} judged, {s.reviewed:,} reviewed · parse failures"
             f" {_pct(s.parse_failure_rate)}"
         )
@@ -170,10 +171,10 @@ class StatsPanel(QWidget):
             f"{mode} {_pct(a.agreement)} of {a.n:,}" for mode, a in sorted(d.by_mode.items())
         )
         self.matrix_title.setText(
-            f"<b>{d.dimension}</b>: A wins {_win(d.judge_win)} by the judge,"
+            f"{d.dimension}: A wins {_win(d.judge_win)} by the judge,"
             f" {_win(d.human_win)} by the humans"
-            + (f"<br>agreement by how the reviewer decided: {modes}" if modes else "")
-            + f"<br>judge × human, {d.vs_human.n:,} pairs:"
+            + (f"\nagreement by how the reviewer decided: {modes}" if modes else "")
+            + f"\njudge × human, {d.vs_human.n:,} pairs:"
         )
         for i in range(3):
             for j in range(3):

@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QGridLayout,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPushButton,
     QToolButton,
@@ -22,6 +21,7 @@ from PySide6.QtWidgets import (
 from desktop.domain.combine import DimensionView
 from desktop.domain.verdicts import Verdict
 from desktop.services.review import PairVerdicts
+from desktop.ui.plain_text import PlainLabel, plain_tooltip
 from desktop.ui.qt_by_name import ALIGN_CENTER, set_properties
 
 if TYPE_CHECKING:
@@ -31,12 +31,12 @@ CHOICES = (Verdict.A, Verdict.B, Verdict.TIE)
 
 
 class _Row(NamedTuple):
-    name: QLabel
-    judge: QLabel
-    conf: QLabel
-    swap: QLabel
+    name: PlainLabel
+    judge: PlainLabel
+    conf: PlainLabel
+    swap: PlainLabel
     group: QButtonGroup
-    final: QLabel
+    final: PlainLabel
 
 
 HEADINGS = ("dimension", "judge", "conf", "swap", "you", "final")
@@ -86,10 +86,10 @@ class VerdictPanel(QWidget):
         raw.clicked.connect(self.showRaw.emit)
         prompt = QPushButton("Prompt")
         prompt.clicked.connect(self.showPrompt.emit)
-        self.judge_info = QLabel("")
+        self.judge_info = PlainLabel("")
         set_properties(self.judge_info, textInteractionFlags="TextSelectableByMouse")
         bottom = QHBoxLayout()
-        bottom.addWidget(QLabel("note:"))
+        bottom.addWidget(PlainLabel("note:"))
         bottom.addWidget(self.note, 1)
         bottom.addWidget(raw)
         bottom.addWidget(prompt)
@@ -118,12 +118,12 @@ class VerdictPanel(QWidget):
         bold = QFont()
         bold.setBold(True)
         for col, heading in enumerate(HEADINGS):
-            label = QLabel(heading)
+            label = PlainLabel(heading)
             label.setFont(bold)
             self._grid.addWidget(label, 0, col)
         for r, dim in enumerate(dims, start=1):
-            name = QLabel(dim)
-            judge, conf, swap, final = QLabel("-"), QLabel("-"), QLabel("-"), QLabel("-")
+            name = PlainLabel(dim)
+            judge, conf, swap, final = (PlainLabel("-") for _ in range(4))
             buttons = QWidget()
             box = QHBoxLayout(buttons)
             box.setContentsMargins(0, 0, 0, 0)
@@ -134,7 +134,7 @@ class VerdictPanel(QWidget):
                 button.setText(verdict.value)
                 button.setCheckable(True)
                 set_properties(button, focusPolicy="NoFocus")
-                button.setToolTip(f"{dim}: {verdict.value}")
+                button.setToolTip(plain_tooltip(f"{dim}: {verdict.value}"))
                 button.clicked.connect(
                     lambda checked, d=dim, v=verdict: self._clicked(d, v, checked)
                 )

@@ -69,6 +69,42 @@ class Hostile:
     def __init__(self, node: str) -> None:
         self.node = node
 
+    @staticmethod
+    def _env(env: dict[str, str] | None) -> dict[str, str]:
+        full_env = {**os.environ, **(env or {})}
+        full_env.pop("TIEBREAK_DEBUG", None)
+        return full_env
+
+    def spawn(
+        self,
+        *args: str | os.PathLike[str],
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> subprocess.Popen[str]:
+        """The command started and left running, for a case that signals it (Ctrl+C is
+        ``send_signal(signal.SIGINT)``); read its outcome with :meth:`finished`."""
+        return subprocess.Popen(
+            [sys.executable, "-m", "desktop", *map(str, args)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            errors="surrogateescape",
+            cwd=cwd,
+            env=self._env(env),
+        )
+
+    @staticmethod
+    def finished(proc: subprocess.Popen[str], timeout: float = 120) -> Run:
+        """Its outcome; a command still running after ``timeout`` is killed, and fails."""
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise
+        return Run(proc.returncode, stdout, stderr)
+
     def cli(
         self,
         *args: str | os.PathLike[str],
@@ -77,8 +113,7 @@ class Hostile:
         stdin: str | None = None,
         timeout: float = 120,
     ) -> Run:
-        full_env = {**os.environ, **(env or {})}
-        full_env.pop("TIEBREAK_DEBUG", None)
+        full_env = self._env(env)
         proc = subprocess.run(
             [sys.executable, "-m", "desktop", *map(str, args)],
             capture_output=True,

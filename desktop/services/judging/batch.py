@@ -7,8 +7,10 @@ API or vLLM's batch runner is stored under exactly the key a live run would use.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ import openai.types.chat
 import pydantic
 
 from desktop.adapters.formats.atomic import atomic_text_file
+from desktop.adapters.keys import key_masker
 from desktop.adapters.model_client import completion_from_response
 from desktop.adapters.rubric_files import rubric_from_text
 from desktop.adapters.store.project import ProjectStore
@@ -86,6 +89,7 @@ def import_batch(store: ProjectStore, path: Path) -> BatchImport:
     rows: list[tuple[Any, ...]] = []
     counts = {Status.OK: 0, Status.PARSE_FAILURE: 0, Status.ERROR: 0}
     manifests: dict[str, tuple[dict[str, Any], Rubric]] = {}
+    mask = key_masker()  # a server's text: it may echo a key
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
@@ -103,7 +107,7 @@ def import_batch(store: ProjectStore, path: Path) -> BatchImport:
         if tag not in manifests:
             manifests[tag] = _manifest(store, tag, where)
         manifest, rubric = manifests[tag]
-        result = _result(item, manifest, rubric, pair_id, order, where)
+        result = _without_keys(_result(item, manifest, rubric, pair_id, order, where), mask)
         counts[result.status] += 1
         rows.append(result_row(result))
     with store.transaction():
@@ -114,6 +118,14 @@ def import_batch(store: ProjectStore, path: Path) -> BatchImport:
         insert_results(store.conn, rows)
     return BatchImport(
         len(rows), counts[Status.OK], counts[Status.PARSE_FAILURE], counts[Status.ERROR]
+    )
+
+
+def _without_keys(result: JudgeResult, mask: Callable[[str], str]) -> JudgeResult:
+    return dataclasses.replace(
+        result,
+        error=result.error and mask(result.error),
+        raw_completion=result.raw_completion and mask(result.raw_completion),
     )
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import openai
 
+from desktop.adapters.keys import key_masker
 from desktop.domain.errors import TiebreakError
 from desktop.services.judging.batch import BatchImport, export_batch, import_batch
 from desktop.services.judging.job import JudgeJob
@@ -50,5 +51,6 @@ def submit_batch(
                     if file_id:
                         out.write(client.files.content(file_id).text.rstrip("\n") + "\n")
         except openai.APIError as exc:
-            raise TiebreakError(f"batch at {job.base_url}: {exc}") from None
+            hidden = key_masker([job.api_key])(str(exc))  # a server may echo the key
+            raise TiebreakError(f"batch at {job.base_url}: {hidden}") from None
         return import_batch(job.store, results)

@@ -21,7 +21,7 @@ from desktop.adapters.store.results import save_result
 from desktop.domain.chat_formats import format_prompt
 from desktop.domain.errors import RubricError, TiebreakError
 from desktop.domain.profiles import ModelProfile, settings_hash
-from desktop.domain.render import render
+from desktop.domain.render import RenderStopped, RenderTooSlow, render
 from desktop.domain.requests import ModelRequest, response_format
 from desktop.domain.results import JudgeResult, Order, Status
 from desktop.domain.rubric import Rubric
@@ -100,14 +100,17 @@ class JudgeJob:
         self.key = ResultKey(rubric.content_hash, profile.model, self.settings)
         self.orders = (Order.AB, Order.BA) if self.options.swap else (Order.AB,)
 
-    def request_for(self, pair_id: int, order: Order) -> ModelRequest:
-        """The exact request for one pair in one order (also used for batch files)."""
+    def request_for(
+        self, pair_id: int, order: Order, *, stop: Callable[[], bool] | None = None
+    ) -> ModelRequest:
+        """The exact request for one pair in one order (also used for batch files); its
+        rendering ends at once when ``stop()`` turns true (RenderStopped)."""
         pair = get_pair(self.store, pair_id)
         if pair is None:
             raise TiebreakError(f"pair #{pair_id} is gone from the project")
         if order is Order.BA:
             pair = pair.swapped()
-        messages = render(self.rubric, pair, fewshot=self.options.fewshot)
+        messages = render(self.rubric, pair, fewshot=self.options.fewshot, stop=stop)
         common = {
             "model": self.profile.model,
             "temperature": self.temperature,
@@ -243,7 +246,12 @@ class _Run:
     async def _one(self, client: ModelClient, pair_id: int, order: Order) -> None:
         job = self.job
         try:
-            request = job.request_for(pair_id, order)
+            request = job.request_for(pair_id, order, stop=self.cancel.is_set)
+        except RenderStopped:  # cancelled while rendering: nothing to keep for this pair
+            return
+        except RenderTooSlow as exc:  # the template would be as slow for every pair
+            self.stopped = str(exc)
+            return
         except (RubricError, TiebreakError) as exc:
             self._store(pair_id, order, Status.ERROR, error=str(exc))
             return

@@ -1,0 +1,101 @@
+"""Benchmark: what the render budget costs on the normal path.
+
+Renders every built-in rubric for each of the 20 demo pairs, in both orders, through
+``desktop.domain.render.render`` (sandbox, StrictUndefined, and the budget: every loop,
+call, filter and piece of output checked as it runs), and, as the reference in the same
+run, the same templates compiled by a plain Jinja ``SandboxedEnvironment`` with the same
+options and no budget, given the same variables. Prints one JSON object: the median time
+per prompt of each and their ratio, over interleaved rounds. Never fails on a time.
+
+    .venv/bin/python tests/bench/bench_render.py           # 200 rounds
+    .venv/bin/python tests/bench/bench_render.py --quick   # 20 rounds (CI)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from jinja2 import StrictUndefined  # noqa: E402
+from jinja2.sandbox import SandboxedEnvironment  # noqa: E402
+
+from desktop.domain.pairs import Pair  # noqa: E402
+from desktop.domain.render import render, variables_for  # noqa: E402
+from desktop.services.rubric_catalog import list_rubrics  # noqa: E402
+
+DEMO = REPO / "resources" / "demo_pairs.jsonl"
+
+
+def demo_pairs() -> list[Pair]:
+    pairs = []
+    for line in DEMO.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        pairs.append(
+            Pair(
+                instruction=row["instruction"],
+                response_a=row["response_a"],
+                response_b=row["response_b"],
+                reference=row.get("reference"),
+                source=row.get("source"),
+                external_id=row["id"],
+            )
+        )
+    return pairs + [p.swapped() for p in pairs]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="20 rounds (CI)")
+    parser.add_argument("--rounds", type=int, default=None)
+    args = parser.parse_args()
+    rounds = args.rounds or (20 if args.quick else 200)
+    plain = SandboxedEnvironment(
+        undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True
+    )
+    cases = []  # (rubric, pair, variables, plain templates) that render
+    for rubric in list_rubrics():
+        templates = [plain.from_string(m.content) for m in rubric.messages]
+        for pair in demo_pairs():
+            if all(getattr(pair, f) for f in rubric.requires):
+                cases.append((rubric, pair, variables_for(rubric, pair), templates))
+    for rubric, pair, variables, templates in cases:  # warm both: compile once each
+        assert [m["content"] for m in render(rubric, pair)] == [
+            t.render(variables) for t in templates
+        ]
+    budgeted, reference = [], []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for rubric, pair, _variables, _templates in cases:
+            render(rubric, pair)
+        budgeted.append((time.perf_counter() - start) / len(cases))
+        start = time.perf_counter()
+        for _rubric, _pair, variables, templates in cases:
+            for template in templates:
+                template.render(variables)
+        reference.append((time.perf_counter() - start) / len(cases))
+    ours, theirs = statistics.median(budgeted), statistics.median(reference)
+    print(
+        json.dumps(
+            {
+                "prompts_per_round": len(cases),
+                "rounds": rounds,
+                "render_median_us": round(ours * 1e6, 1),
+                "reference_plain_sandbox_median_us": round(theirs * 1e6, 1),
+                "ratio": round(ours / theirs, 3),
+            },
+            indent=2,
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,119 @@
+"""Rendering a prompt has a budget of time and text, enforced while the template runs: a
+loop with an empty body cannot spin, a loop emitting text cannot fill memory, and a
+cancelled job leaves a render at once. Built-in rubrics render exactly as before."""
+
+from __future__ import annotations
+
+import threading
+import time
+import tracemalloc
+
+import pytest
+from jinja2 import StrictUndefined
+from jinja2.sandbox import SandboxedEnvironment
+
+from desktop.domain.errors import RubricError
+from desktop.domain.pairs import Pair
+from desktop.domain.render import (
+    ENV,
+    SAMPLE_PAIR,
+    RenderStopped,
+    RenderTooSlow,
+    check_cost,
+    render,
+    variables_for,
+)
+from desktop.domain.rubric import Rubric
+from desktop.services.rubric_catalog import list_rubrics
+from tests.test_render import _user_rubric
+
+PAIR = Pair("question", "answer A\nsecond line", "answer B", reference="ref", source="src")
+
+
+def rubric(template: str) -> Rubric:
+    return _user_rubric(template)
+
+
+def test_nested_loops_with_empty_bodies_stop_at_the_time_limit() -> None:
+    spin = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"
+    start = time.monotonic()
+    with pytest.raises(RenderTooSlow, match=r"takes longer than 0\.3 s to render for pair"):
+        render(rubric(spin), PAIR, seconds=0.3)
+    assert time.monotonic() - start < 1.0
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "{% for i in range(100000) %}{% for j in range(1000) %}{{ response_a }}"
+        "{% endfor %}{% endfor %}",
+        "{% set x %}{% for i in range(100000) %}{% for j in range(1000) %}{{ response_a }}"
+        "{% endfor %}{% endfor %}{% endset %}",
+        "{% macro m() %}{% for i in range(100000) %}{% for j in range(1000) %}xxxxxxxx"
+        "{% endfor %}{% endfor %}{% endmacro %}{{ m()|length }}",
+        "{{ range(100000)|join(response_a * 1000) }}",
+        "{{ (response_a * 1000).join(range(10000)|map('string')) }}",
+        "{{ (response_a * 100)|replace('', response_a * 100) }}",
+        "{{ response_a|wordwrap(1, true, response_a * 1000) }}",
+        "{{ ('\\t' * 100000).expandtabs(100000) }}",
+        "{{ 'x'|center(10 ** 10) }}",
+        "{{ 'x'.ljust(10 ** 10) }}",
+        "{{ '{:>10000000000}'.format(1) }}",
+        "{{ '%10000000000s' % 'x' }}",
+        "{{ '%*s' % (10 ** 10, 'x') }}",
+    ],
+)
+def test_text_past_the_limit_is_refused_before_memory_grows(template: str) -> None:
+    tracemalloc.start()
+    try:
+        start = time.monotonic()
+        with pytest.raises(RubricError, match=r"above the limit|too wide"):
+            render(rubric(template), PAIR, max_chars=10_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert time.monotonic() - start < 2.0
+    assert peak < 50_000_000, f"peak {peak:,} bytes"
+
+
+def test_a_cancelled_job_leaves_a_render_at_once() -> None:
+    cancel = threading.Event()
+    threading.Timer(0.1, cancel.set).start()
+    spin = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"
+    start = time.monotonic()
+    with pytest.raises(RenderStopped):
+        render(rubric(spin), PAIR, seconds=30, stop=cancel.is_set)
+    assert time.monotonic() - start < 0.5
+
+
+def test_ordinary_templates_with_loops_calls_and_filters_still_render() -> None:
+    template = (
+        "{% for line in response_a.splitlines() %}- {{ line|upper }}\n{% endfor %}"
+        "{{ '%5d' % 3 }}|{{ '{:,}'.format(1234567) }}|{{ [1, 2, 3]|join(', ') }}|"
+        "{{ reference|replace('r', 'R') }}|{{ 'ab'|center(6) }}|{{ 10000000|filesizeformat }}"
+    )
+    content = render(rubric(template), PAIR)[0]["content"]
+    assert content == ("- ANSWER A\n- SECOND LINE\n    3|1,234,567|1, 2, 3|Ref|  ab  |10.0 MB")
+
+
+def test_every_built_in_rubric_renders_as_a_plain_sandbox_would() -> None:
+    plain = SandboxedEnvironment(
+        undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True
+    )
+    for built_in in list_rubrics():
+        check_cost(built_in)  # the sample pair passes every built-in rubric
+        variables = variables_for(built_in, SAMPLE_PAIR)
+        expected = [plain.from_string(m.content).render(variables) for m in built_in.messages]
+        assert [m["content"] for m in render(built_in, SAMPLE_PAIR)] == expected
+
+
+def test_a_template_rendered_on_its_own_has_the_budget_too() -> None:
+    with pytest.raises(Exception, match="above the limit"):
+        ENV.from_string("{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}").render()
+
+
+def test_check_cost_refuses_in_one_line() -> None:
+    spin = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"
+    with pytest.raises(RubricError) as refused:
+        check_cost(rubric(spin))
+    assert "\n" not in str(refused.value) and str(refused.value).endswith("rubric not added")
