@@ -182,7 +182,8 @@ def test_href_annotations_become_human_verdicts(tmp_path: Path) -> None:
         (
             "latin1.csv",
             None,
-            r"latin1.csv line 2: field 'instruction' is not UTF-8 text \(0xf6 at byte 3 of line 2\)",
+            r"latin1.csv line 2: field 'instruction' is not UTF-8 text"
+            r" \(0xf6 at byte 3 of line 2\)",
         ),
         (
             "blank.jsonl",
