@@ -33,17 +33,17 @@ values = st.recursive(
 records = st.lists(st.dictionaries(st.text(max_size=10), values, max_size=5), max_size=6)
 
 
-class CountingText(io.StringIO):
-    """A text file that remembers how many characters were read from it."""
+class CountingFile(io.BytesIO):
+    """A file that remembers how many bytes were read from it."""
 
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data)
         self.served = 0
 
-    def read(self, size: int | None = -1) -> str:
-        text = super().read(size)
-        self.served += len(text)
-        return text
+    def read(self, size: int | None = -1) -> bytes:
+        data = super().read(size)
+        self.served += len(data)
+        return data
 
 
 @settings(max_examples=200, deadline=None)
@@ -53,6 +53,7 @@ class CountingText(io.StringIO):
     st.booleans(),
     st.booleans(),
     st.sampled_from(["", " ", "\n", "\r\n  "]),
+    st.booleans(),
 )
 def test_same_records_as_json_loads_at_any_read_size(
     rows: list[dict],
@@ -60,16 +61,19 @@ def test_same_records_as_json_loads_at_any_read_size(
     wrapped: bool,
     ascii_only: bool,
     space: str,
+    bom: bool,
 ) -> None:
+    """Read sizes of a few bytes split records, numbers and UTF-8 characters anywhere."""
     body = json.dumps(rows, ensure_ascii=ascii_only, indent=1 if space else None)
     text = (
         f'{space}{{"count": 12345, "data": {body}, "more": {{"x": [1, 2]}}}}{space}'
         if wrapped
         else f"{space}{body}{space}"
     )
+    data = (b"\xef\xbb\xbf" if bom else b"") + text.encode()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(json_stream, "CHUNK", chunk)
-        got = list(iter_array(io.StringIO(text)))
+        got = list(iter_array(io.BytesIO(data)))
     assert [value for _, _, value in got] == rows
     assert [number for number, _, _ in got] == list(range(1, len(rows) + 1))
     starts = [line for _, line, _ in got]
@@ -80,7 +84,7 @@ def test_records_are_read_one_window_at_a_time() -> None:
     """Streaming: the first record arrives after one window, not the whole file."""
     record = {"instruction": "q" * 500, "output_1": "a", "output_2": "b"}
     text = json.dumps([record] * 5000)  # about 2.6 MB
-    fh = CountingText(text)
+    fh = CountingFile(text.encode())
     stream = iter_array(fh)
     assert next(stream)[2] == record
     assert fh.served <= 2 * json_stream.CHUNK < len(text) / 4
@@ -105,7 +109,7 @@ def test_errors_name_line_column_record_and_member(
     text: str, line: int, column: int, record: int | None, member: str | None, what: str
 ) -> None:
     with pytest.raises(JsonError) as info:
-        list(iter_array(io.StringIO(text)))
+        list(iter_array(io.BytesIO(text.encode())))
     exc = info.value
     assert (exc.line, exc.column, exc.record, exc.member) == (line, column, record, member)
     assert what in exc.what
@@ -121,4 +125,8 @@ def test_a_hundred_thousand_brackets_are_one_line_not_a_crash(tmp_path: Path) ->
 
 def test_each_record_knows_its_line() -> None:
     text = '[\n  {"a": 1},\n\n  {"a": "x\\ny",\n   "b": 2},  {"a": 3}\n]\n'
-    assert [(n, line) for n, line, _ in iter_array(io.StringIO(text))] == [(1, 2), (2, 4), (3, 5)]
+    assert [(n, line) for n, line, _ in iter_array(io.BytesIO(text.encode()))] == [
+        (1, 2),
+        (2, 4),
+        (3, 5),
+    ]

@@ -96,7 +96,10 @@ def _checked(path: Path, fmt: str) -> Iterator[Record]:
 
 def _records(path: Path, fmt: str, errors: str) -> Iterator[Record]:
     try:
-        fh = path.open("r", encoding="utf-8-sig", errors=errors, newline="")
+        if fmt == "json":
+            fh: Any = path.open("rb")
+        else:
+            fh = path.open("r", encoding="utf-8-sig", errors=errors, newline="")
     except OSError as exc:
         raise ImportDataError(f"{path}: cannot be read ({exc.strerror})") from None
     with fh:
@@ -105,7 +108,7 @@ def _records(path: Path, fmt: str, errors: str) -> Iterator[Record]:
         elif fmt == "jsonl":
             yield from _read_jsonl(path, fh)
         else:
-            yield from _read_json(path, fh)
+            yield from _read_json(path, fh, errors)
 
 
 def _read_jsonl(path: Path, fh: Any) -> Iterator[Record]:
@@ -125,9 +128,9 @@ def _read_jsonl(path: Path, fh: Any) -> Iterator[Record]:
         yield where, value
 
 
-def _read_json(path: Path, fh: Any) -> Iterator[Record]:
+def _read_json(path: Path, raw: Any, errors: str) -> Iterator[Record]:
     try:
-        for number, line, value in iter_array(fh):
+        for number, line, value in iter_array(raw, errors):
             where = f"{path} line {line} (record {number})"
             if not isinstance(value, dict):
                 raise ImportDataError(f"{where}: expected a JSON object, got {_kind(value)}")
