@@ -115,22 +115,27 @@ def test_href_reimport_counts_human_verdicts_already_there(tmp_path: Path) -> No
 PAIR = {"id": "q1", "instruction": "i", "output_1": "a", "output_2": "b"}
 
 
+def refusal(project: Path, data: Path) -> str:
+    """The import's error, the project unchanged."""
+    before = table_digest(project)
+    with open_project(project) as store, pytest.raises(ImportDataError) as info:
+        import_file(store, data)
+    assert table_digest(project) == before
+    return str(info.value)
+
+
 def test_an_id_already_in_the_project_with_other_text_names_both(tmp_path: Path) -> None:
     project = new_project(tmp_path)
     with open_project(project) as store:
         import_file(store, write_jsonl(tmp_path / "one.jsonl", [PAIR]))
-    before = table_digest(project)
     other = write_jsonl(
         tmp_path / "two.jsonl",
         [{**PAIR, "id": "q0"}, {**PAIR, "output_2": "a different answer"}],
     )
-    with open_project(project) as store, pytest.raises(ImportDataError) as info:
-        import_file(store, other)
-    assert str(info.value) == (
+    assert refusal(project, other) == (
         f"{other} line 2: id 'q1' is already used by pair #1 of {project},"
         " which has a different response_b; nothing was imported"
     )
-    assert table_digest(project) == before
 
 
 @pytest.mark.parametrize("gap", [1, 4500])
@@ -139,8 +144,6 @@ def test_an_id_repeated_in_the_same_file_with_other_text_names_both(
 ) -> None:
     """Within one batch, and batches apart (the earlier record is found again by reading
     the file once more)."""
-    project = new_project(tmp_path)
-    before = table_digest(project)
     filler = [
         {"id": f"f{i}", "instruction": f"q{i}", "output_1": "a", "output_2": "b"}
         for i in range(gap)
@@ -148,13 +151,10 @@ def test_an_id_repeated_in_the_same_file_with_other_text_names_both(
     data = write_jsonl(
         tmp_path / "d.jsonl", [PAIR, *filler, {**PAIR, "instruction": "another question"}]
     )
-    with open_project(project) as store, pytest.raises(ImportDataError) as info:
-        import_file(store, data)
-    assert str(info.value) == (
+    assert refusal(new_project(tmp_path), data) == (
         f"{data} line {gap + 2}: id 'q1' is already used by {data} line 1,"
         " which has a different instruction; nothing was imported"
     )
-    assert table_digest(project) == before
 
 
 def test_an_id_repeated_with_the_same_text_is_one_pair(tmp_path: Path) -> None:

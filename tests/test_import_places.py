@@ -145,36 +145,37 @@ def test_a_nan_preference_is_still_no_verdict(tmp_path: Path) -> None:
     assert (report.added, report.judge_verdicts) == (1, 0)
 
 
-def test_a_short_first_csv_row_is_a_short_row(tmp_path: Path) -> None:
-    message = refused(tmp_path, "short.csv", "instruction,output_1,output_2\nq,a\n")
-    assert message == (
-        "short.csv line 2: 2 cells but the header has 3 ('instruction', 'output_1', 'output_2')"
-    )
-
-
-def test_a_short_row_later_is_refused_too(tmp_path: Path) -> None:
-    content = "instruction,output_1,output_2,output_human\nq,a,b,r\nq2,a,b\n"
-    assert refused(tmp_path, "later.csv", content).startswith(
-        "later.csv line 3: 3 cells but the header has 4"
-    )
-
-
-def test_an_unterminated_quote_names_where_it_opened(tmp_path: Path) -> None:
-    content = 'instruction,output_1,output_2\nq,a,b\nq2,"open,b\nmore\nlines\n'
-    assert refused(tmp_path, "quote.csv", content) == (
-        "quote.csv line 3 (column 'output_1'): a quoted cell is never closed"
-        " (its opening quote is unmatched up to the end of the file)"
-    )
-
-
-def test_text_after_a_closing_quote_names_line_and_column(tmp_path: Path) -> None:
-    content = 'instruction,output_1,output_2\nq,a,b\nq2,a,"b\nc"d\n'
-    assert refused(tmp_path, "stray.csv", content).startswith(
-        "stray.csv line 4 (column 'output_2'): text after the closing quote of a cell"
-    )
-
-
-def test_a_header_only_csv_has_no_records(tmp_path: Path) -> None:
-    assert refused(tmp_path, "head.csv", "instruction,output_1,output_2\n") == (
-        "head.csv: no records to import"
-    )
+@pytest.mark.parametrize(
+    ("name", "content", "expected"),
+    [
+        (
+            "short.csv",
+            "instruction,output_1,output_2\nq,a\n",
+            "short.csv line 2: 2 cells but the header has 3"
+            " ('instruction', 'output_1', 'output_2')",
+        ),
+        (
+            "later.csv",
+            "instruction,output_1,output_2,output_human\nq,a,b,r\nq2,a,b\n",
+            "later.csv line 3: 3 cells but the header has 4 (",
+        ),
+        (
+            "quote.csv",
+            'instruction,output_1,output_2\nq,a,b\nq2,"open,b\nmore\nlines\n',
+            "quote.csv line 3 (column 'output_1'): a quoted cell is never closed"
+            " (its opening quote is unmatched up to the end of the file)",
+        ),
+        (
+            "stray.csv",
+            'instruction,output_1,output_2\nq,a,b\nq2,a,"b\nc"d\n',
+            "stray.csv line 4 (column 'output_2'): text after the closing quote of a cell (",
+        ),
+        ("head.csv", "instruction,output_1,output_2\n", "head.csv: no records to import"),
+    ],
+)
+def test_csv_rows_and_quotes_are_placed(
+    tmp_path: Path, name: str, content: str, expected: str
+) -> None:
+    """A short first row is a short row, not a header without the column; a quote that is
+    never closed is named where it opened."""
+    assert refused(tmp_path, name, content).startswith(expected)

@@ -307,36 +307,44 @@ def big_bad_jsonl(folder: Path) -> tuple[Path, tuple[str, ...]]:
     return path, ("big.jsonl line 20002: field 'output_1' is not UTF-8 text",)
 
 
-def deep_json(folder: Path) -> tuple[Path, tuple[str, ...]]:
-    path = folder / "deep.json"
-    path.write_text('[{"instruction": "i", "output_1": "a", "output_2": "b"},\n' + "[" * 100_000)
-    return path, ("deep.json line 2, column 1 (record 2): nested too deeply",)
+def written(name: str, text: str, says: str) -> Build:
+    """A builder of one small file."""
+
+    def build(folder: Path) -> tuple[Path, tuple[str, ...]]:
+        (folder / name).write_text(text)
+        return folder / name, (says,)
+
+    build.__name__ = name
+    return build
 
 
-def surrogate_jsonl(folder: Path) -> tuple[Path, tuple[str, ...]]:
-    path = folder / "s.jsonl"
-    path.write_text('{"instruction": "i", "output_1": "a\\udfff", "output_2": "b"}\n')
-    return path, ("s.jsonl line 1: field 'output_1' holds a lone surrogate (\\udfff)",)
-
-
-def nan_json(folder: Path) -> tuple[Path, tuple[str, ...]]:
-    path = folder / "nan.json"
-    path.write_text('[\n  {"instruction": "i", "output_1": NaN, "output_2": "b"}\n]')
-    return path, (
+SMALL = [
+    written(
+        "deep.json",
+        '[{"instruction": "i", "output_1": "a", "output_2": "b"},\n' + "[" * 100_000,
+        "deep.json line 2, column 1 (record 2): nested too deeply",
+    ),
+    written(
+        "s.jsonl",
+        '{"instruction": "i", "output_1": "a\\udfff", "output_2": "b"}\n',
+        "s.jsonl line 1: field 'output_1' holds a lone surrogate (\\udfff)",
+    ),
+    written(
+        "nan.json",
+        '[\n  {"instruction": "i", "output_1": NaN, "output_2": "b"}\n]',
         "nan.json line 2 (record 1): field 'output_1' (response_a) must be text, got NaN",
-    )
-
-
-def short_csv(folder: Path) -> tuple[Path, tuple[str, ...]]:
-    path = folder / "short.csv"
-    path.write_text("instruction,output_1,output_2\nq,a\n")
-    return path, ("short.csv line 2: 2 cells but the header has 3",)
-
-
-def unclosed_csv(folder: Path) -> tuple[Path, tuple[str, ...]]:
-    path = folder / "open.csv"
-    path.write_text('instruction,output_1,output_2\nq,a,b\nq2,"a,b\n')
-    return path, ("open.csv line 3 (column 'output_1'): a quoted cell is never closed",)
+    ),
+    written(
+        "short.csv",
+        "instruction,output_1,output_2\nq,a\n",
+        "short.csv line 2: 2 cells but the header has 3",
+    ),
+    written(
+        "open.csv",
+        'instruction,output_1,output_2\nq,a,b\nq2,"a,b\n',
+        "open.csv line 3 (column 'output_1'): a quoted cell is never closed",
+    ),
+]
 
 
 def id_clash_folder(folder: Path) -> tuple[Path, tuple[str, ...]]:
@@ -350,8 +358,7 @@ def id_clash_folder(folder: Path) -> tuple[Path, tuple[str, ...]]:
 
 
 @pytest.mark.parametrize(
-    "build",
-    [big_bad_jsonl, deep_json, surrogate_jsonl, nan_json, short_csv, unclosed_csv, id_clash_folder],
+    "build", [big_bad_jsonl, *SMALL, id_clash_folder], ids=lambda build: build.__name__
 )
 def test_the_real_command_refuses_in_one_line(
     hostile: Hostile, workspace: Path, build: Build
