@@ -37,20 +37,20 @@ class Sources:
     """The sources of one import, each opened only when the one before is done."""
 
     def __init__(self, path: Path, fmt: str | None, mapping: Mapping[str, str]) -> None:
+        if not (path.is_file() or path.is_dir()):
+            raise ImportDataError(f"{path}: no such file or folder")
         self.path, self.fmt, self.mapping = path, fmt, mapping
         self.count = 0
-        self.skipped: list[str] = []
+        self.skipped: list[str] = []  # under a folder: files without pairs
 
     def __iter__(self) -> Iterator[Source]:
         if self.path.is_dir():
             yield from self._folder()
-        elif self.path.is_file():
-            source = self._open(self.path, in_folder=False)
-            assert source is not None
-            self.count += 1
-            yield source
-        else:
-            raise ImportDataError(f"{self.path}: no such file or folder")
+            return
+        source = self._open(self.path, in_folder=False)
+        assert source is not None  # a file by itself is never skipped
+        self.count += 1
+        yield source
 
     def _folder(self) -> Iterator[Source]:
         files = data_files(self.path)

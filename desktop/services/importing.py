@@ -62,7 +62,7 @@ class ImportReport:
     judge_present: int = 0  # annotator verdicts the project already had
     human_present: int = 0
     files: int = 1
-    skipped: tuple[str, ...] = ()  # files under a folder with no pairs, and why
+    skipped: tuple[str, ...] = ()  # files under a folder without pairs
 
     def summary(self) -> str:
         """One line for the user: what was stored, then what the project already had."""
