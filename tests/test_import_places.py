@@ -124,6 +124,28 @@ def test_a_lone_surrogate_in_metadata_or_annotator_is_named(tmp_path: Path) -> N
     )
 
 
+@pytest.mark.parametrize(
+    ("name", "content", "expected"),
+    [
+        (
+            "dup.jsonl",
+            '{"instruction": "i", "output_1": "a", "output_1": "b", "output_2": "c"}\n',
+            "dup.jsonl line 1: 'output_1' appears twice in one object",
+        ),
+        (
+            "dup.json",
+            '[\n{"instruction": "i", "output_1": "a", "output_2": "c", "m": {"x": 1, "x": 2}}]',
+            "dup.json line 2, column 1 (record 1) in field 'm': 'x' appears twice in one object",
+        ),
+    ],
+)
+def test_a_member_named_twice_is_refused(
+    tmp_path: Path, name: str, content: str, expected: str
+) -> None:
+    """Python's json keeps the last of the two without a word: which one was meant?"""
+    assert refused(tmp_path, name, content) == expected
+
+
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
 @pytest.mark.parametrize("field", ["instruction", "output_1", "output_2", "output_human"])
 def test_nan_and_infinity_are_refused_as_text(tmp_path: Path, constant: str, field: str) -> None:

@@ -1,7 +1,7 @@
 """Hostile data files for `tiebreak import`: generated files in every import format (CSV,
 JSONL, JSON, AlpacaEval, HREF), each spoiled one way (a bad byte, truncation, deep
-nesting, a lone surrogate, NaN or Infinity, a wrong type, a missing or doubled column, a
-short row, an unclosed quote, an id given twice with different text).
+nesting, a lone surrogate, NaN or Infinity, a wrong type, a missing or doubled column or
+member, a short row, an unclosed quote, an id given twice with different text).
 
 Every case: exit 1 with one line on stderr that names the file, the line or record and,
 where there is one, the field, and the project's ``.dump`` fingerprint unchanged (a
@@ -121,7 +121,7 @@ class Writer:
 
 
 def value_spoilers(fmt: str) -> list[str]:
-    json_only = ["surrogate", "nan", "wrong_type", "deep"]
+    json_only = ["surrogate", "nan", "wrong_type", "deep", "doubled_member"]
     csv_only = ["doubled_column", "short_row", "unclosed_quote"]
     common = ["bad_byte", "truncate", "missing", "duplicate_id"]
     return common + (csv_only if fmt == "csv" else json_only)
@@ -149,6 +149,10 @@ def spoiled_files(draw: st.DrawFn, fmt: str, name: str) -> Spoiled:
         return Spoiled(
             bom + text.encode(), [writer.where(rows, k), f"field {column!r} holds a lone surrogate"]
         )
+    if how == "doubled_member":
+        text = marked(MARK).replace(json.dumps(MARK), f'"one", "{column}": "two"')
+        says = [writer.where(rows, k), f"{column!r} appears twice in one object"]
+        return Spoiled(bom + text.encode(), says)
     if how in ("nan", "wrong_type", "deep"):
         text = marked(MARK)
         choices = {

@@ -21,7 +21,31 @@ from typing import IO, Any
 
 CHUNK = 1 << 18  # characters read at a time; doubled while one value is larger
 _WS = re.compile(r"[ \t\n\r]*")
-_DECODER = json.JSONDecoder()
+
+
+class DuplicateMember(ValueError):
+    """One object names the same member twice: which of the two was meant is unknown."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for name, _ in pairs:
+            if name in seen:
+                raise DuplicateMember(name)
+            seen.add(name)
+    return obj
+
+
+# The standard decoder keeps the last of two members of one name without a word.
+DECODER = json.JSONDecoder(object_pairs_hook=_unique)
+# Errors of a value that cannot be read: bad JSON, nesting too deep, a member twice.
+BadValue = (json.JSONDecodeError, RecursionError, DuplicateMember)
 # A decode error this close to the end of the window may only mean the value goes on.
 _NEAR_END = 16
 
@@ -36,10 +60,12 @@ class JsonError(Exception):
         self.record: int | None = None
 
 
-def decode_error(exc: json.JSONDecodeError | RecursionError) -> str:
+def decode_error(exc: json.JSONDecodeError | RecursionError | DuplicateMember) -> str:
     """What went wrong, as the one-line reason of an import error."""
     if isinstance(exc, RecursionError):
         return "nested too deeply (more than about 900 levels of [ and {)"
+    if isinstance(exc, DuplicateMember):
+        return f"{exc.name!r} appears twice in one object"
     if exc.pos >= len(exc.doc.rstrip()):
         return f"not valid JSON ({exc.msg}; it ends in the middle of a value: cut short?)"
     return f"not valid JSON ({exc.msg})"
@@ -55,7 +81,7 @@ def failing_member(text: str, start: int) -> str | None:
         i += 1
         while True:
             i = _WS.match(text, i).end()  # type: ignore[union-attr]
-            key, i = _DECODER.raw_decode(text, i)
+            key, i = DECODER.raw_decode(text, i)
             if not isinstance(key, str):
                 return None
             i = _WS.match(text, i).end()  # type: ignore[union-attr]
@@ -63,14 +89,14 @@ def failing_member(text: str, start: int) -> str | None:
                 return key
             i = _WS.match(text, i + 1).end()  # type: ignore[union-attr]
             try:
-                _, i = _DECODER.raw_decode(text, i)
-            except (json.JSONDecodeError, RecursionError):
+                _, i = DECODER.raw_decode(text, i)
+            except BadValue:
                 return key
             i = _WS.match(text, i).end()  # type: ignore[union-attr]
             if text[i : i + 1] != ",":
                 return None if text[i : i + 1] == "}" else key
             i += 1
-    except (json.JSONDecodeError, RecursionError):
+    except BadValue:
         return None
 
 
@@ -143,7 +169,7 @@ class _Window:
         want = CHUNK
         while True:
             try:
-                value, end = _DECODER.raw_decode(self.buf, self.pos)
+                value, end = DECODER.raw_decode(self.buf, self.pos)
             except json.JSONDecodeError as exc:
                 cut = (
                     exc.msg.startswith("Unterminated string")
@@ -154,7 +180,7 @@ class _Window:
                     continue
                 member = failing_member(self.buf, self.pos)
                 raise self.fail(decode_error(exc), exc.pos, member) from None
-            except RecursionError as exc:  # too deep already: reading on cannot help
+            except (RecursionError, DuplicateMember) as exc:  # reading on cannot help
                 member = failing_member(self.buf, self.pos)
                 raise self.fail(decode_error(exc), None, member) from None
             # A number that ends with the window may go on in the next read.

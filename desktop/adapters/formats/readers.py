@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from desktop.adapters.formats.csv_reader import Record, read_csv
-from desktop.adapters.formats.json_stream import JsonError, decode_error, failing_member, iter_array
+from desktop.adapters.formats.json_stream import (
+    DECODER,
+    BadValue,
+    JsonError,
+    decode_error,
+    failing_member,
+    iter_array,
+)
 from desktop.domain.errors import ImportDataError
 
 __all__ = ["FORMATS", "Record", "in_batches", "member_with", "read_records", "sniff_format"]
@@ -117,8 +124,8 @@ def _read_jsonl(path: Path, fh: Any) -> Iterator[Record]:
             continue
         where = f"{path} line {number}"
         try:
-            value = json.loads(line)
-        except (json.JSONDecodeError, RecursionError) as exc:
+            value = DECODER.decode(line)
+        except BadValue as exc:
             place = f", column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
             member = failing_member(line, 0)
             field = f" in field {member!r}" if member is not None else ""
