@@ -19,8 +19,13 @@ import re
 from collections.abc import Iterator
 from typing import IO, Any
 
-CHUNK = 1 << 18  # characters read at a time; doubled while one value is larger
+CHUNK = 1 << 18  # bytes read at a time; doubled while one value is larger
 _WS = re.compile(r"[ \t\n\r]*")
+
+
+def _skip(text: str, i: int) -> int:
+    """Past the white space at ``i``."""
+    return _WS.match(text, i).end()  # type: ignore[union-attr]  # it matches even nothing
 
 
 class DuplicateMember(ValueError):
@@ -75,24 +80,24 @@ def failing_member(text: str, start: int) -> str | None:
     """The name of the top-level member of the object at ``start`` whose value does not
     decode (or after which the object is broken); None outside an object or member."""
     try:
-        i = _WS.match(text, start).end()  # type: ignore[union-attr]
+        i = _skip(text, start)
         if text[i : i + 1] != "{":
             return None
         i += 1
         while True:
-            i = _WS.match(text, i).end()  # type: ignore[union-attr]
+            i = _skip(text, i)
             key, i = DECODER.raw_decode(text, i)
             if not isinstance(key, str):
                 return None
-            i = _WS.match(text, i).end()  # type: ignore[union-attr]
+            i = _skip(text, i)
             if text[i : i + 1] != ":":
                 return key
-            i = _WS.match(text, i + 1).end()  # type: ignore[union-attr]
+            i = _skip(text, i + 1)
             try:
                 _, i = DECODER.raw_decode(text, i)
             except BadValue:
                 return key
-            i = _WS.match(text, i).end()  # type: ignore[union-attr]
+            i = _skip(text, i)
             if text[i : i + 1] != ",":
                 return None if text[i : i + 1] == "}" else key
             i += 1
@@ -138,7 +143,7 @@ class _Window:
     def peek(self) -> str:
         """The next character that is not white space ("" at the end of the file)."""
         while True:
-            self.advance(_WS.match(self.buf, self.pos).end())  # type: ignore[union-attr]
+            self.advance(_skip(self.buf, self.pos))
             if self.pos < len(self.buf):
                 return self.buf[self.pos]
             if not self.more():
