@@ -37,7 +37,8 @@ def test_alpaca_import_override_export(tmp_path: Path, alpaca_file: Path) -> Non
     proc = tiebreak("import", project, alpaca_file)
     assert proc.returncode == 0, proc.stderr
     assert "805 pairs added" in proc.stdout and "805 annotator verdicts" in proc.stdout
-    assert "imported records: 805" in proc.stderr  # progress goes to stderr
+    # Progress goes to stderr, once the work has run for 2 s: none for a quick import.
+    assert "imported records" not in proc.stdout and proc.stderr == ""
     proc = tiebreak(
         "override", project, "#3", "overall", "tie", "--note", "both fine", "--reviewer", "ann"
     )
@@ -128,3 +129,22 @@ def test_open_a_missing_project_is_one_line(tmp_path: Path) -> None:
     proc = tiebreak("open", tmp_path / "nope.tiebreak")
     assert_one_line_error(proc, "no such project")
     assert not (tmp_path / "nope.tiebreak").exists()
+
+
+def test_progress_waits_for_the_interval(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Quick work prints no progress (a refusal a moment in stays the one line on stderr);
+    longer work prints a line each interval."""
+    from types import SimpleNamespace
+
+    from desktop.cli import progress
+
+    clock = [100.0]
+    monkeypatch.setattr(progress, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    report = progress.stderr_progress("imported records")
+    report(2000)
+    assert capsys.readouterr().err == ""
+    clock[0] += 2.5
+    report(4000)
+    assert capsys.readouterr().err == "imported records: 4,000\n"

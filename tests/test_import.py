@@ -154,7 +154,7 @@ def test_href_annotations_become_human_verdicts(tmp_path: Path) -> None:
         (
             "bad.jsonl",
             '{"instruction": "i", "output_1": "a", "output_2": "b"}\n{"instruction": "i2",',
-            r"bad.jsonl line 2: not valid JSON",
+            r"bad.jsonl line 2, column 22: not valid JSON",
         ),
         (
             "miss.jsonl",
@@ -171,7 +171,7 @@ def test_href_annotations_become_human_verdicts(tmp_path: Path) -> None:
                     {"instruction": "i", "output_1": "a", "output_2": "c", "preference": 3},
                 ]
             ),
-            r"pref.json record 2: field 'preference'",
+            r"pref.json line 1 \(record 2\): field 'preference'",
         ),
         ("empty.csv", "", r"empty.csv: empty file"),
         (
@@ -179,7 +179,12 @@ def test_href_annotations_become_human_verdicts(tmp_path: Path) -> None:
             '{"instruction": ["x"], "output_1": "a", "output_2": "b"}\n',
             r"type.jsonl line 1: field 'instruction' \(instruction\) must be text",
         ),
-        ("latin1.csv", None, r"latin1.csv: not UTF-8"),
+        (
+            "latin1.csv",
+            None,
+            r"latin1.csv line 2: field 'instruction' is not UTF-8 text"
+            r" \(0xf6 at byte 3 of line 2\)",
+        ),
         (
             "blank.jsonl",
             '{"instruction": "", "output_1": "a", "output_2": "b"}\n',

@@ -31,7 +31,7 @@ def test_new_project_is_wal_and_versioned(tmp_path: Path) -> None:
         )
     with open_project(path) as store:  # reopening applies nothing new
         applied = store.conn.execute("SELECT name FROM _sqlite_migrations").fetchall()
-        assert [r[0] for r in applied] == ["m001_initial"]
+        assert [r[0] for r in applied] == ["m001_initial", "m002_pair_identity"]
 
 
 def test_new_refuses_existing_file(tmp_path: Path) -> None:

@@ -40,14 +40,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             rubric=args.rubric,
             progress=stderr_progress("imported records"),
         )
-    parts = [f"{report.added:,} pairs added"]
-    if report.duplicates:
-        parts.append(f"{report.duplicates:,} already in the project")
-    if report.judge_verdicts:
-        parts.append(f"{report.judge_verdicts:,} annotator verdicts")
-    if report.human_verdicts:
-        parts.append(f"{report.human_verdicts:,} human verdicts")
-    print(f"{args.file}: " + ", ".join(parts))
+    print(f"{args.file}: {report.summary()}")
     return 0
 
 

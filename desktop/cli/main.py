@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("import", help="import pairs (CSV, JSONL, JSON, AlpacaEval, HREF)")
     p.add_argument("project", type=Path)
-    p.add_argument("file", type=Path)
+    p.add_argument("file", type=Path, help="a data file, or a folder: every data file under it")
     p.add_argument(
         "--format", default="auto", choices=["auto", "csv", "jsonl", "json", "alpaca-eval", "href"]
     )

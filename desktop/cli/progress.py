@@ -10,8 +10,10 @@ from desktop.cli.terminal import raw_stream
 
 
 def stderr_progress(label: str, total: int | None = None) -> Callable[[int], None]:
+    """The first line comes only once the work has run for the interval: quick work prints
+    no progress, so a refusal a moment in is the one line on stderr, not the second."""
     tty = sys.stderr.isatty()
-    last = [0.0]
+    last = [time.monotonic()]
 
     def report(done: int) -> None:
         now = time.monotonic()

@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 # Fields a rubric may require beyond instruction and the two responses.
 OPTIONAL_FIELDS = ("reference", "source")
+TEXT_FIELDS = ("instruction", "response_a", "response_b", *OPTIONAL_FIELDS)
+GENERATOR_FIELDS = ("model_a", "model_b")
+# What makes a pair the pair it is: two generators that wrote the same text for the same
+# instruction still make two pairs, each with its own verdicts.
+IDENTITY_FIELDS = (*TEXT_FIELDS, *GENERATOR_FIELDS)
+
+
+def identity_clash(mine: Mapping[str, str | None], theirs: Mapping[str, str | None]) -> str | None:
+    """The first field in which two records that claim the same external id differ: any
+    text (absent and empty count as the same), or a generator that both of them name."""
+    for name in TEXT_FIELDS:
+        if (mine.get(name) or "") != (theirs.get(name) or ""):
+            return name
+    for name in GENERATOR_FIELDS:
+        a, b = mine.get(name), theirs.get(name)
+        if a and b and a != b:
+            return name
+    return None
 
 
 @dataclass(frozen=True)

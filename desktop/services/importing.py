@@ -1,15 +1,18 @@
-"""Import a data file into a project: all or nothing, no duplicate pairs, streaming.
+"""Import a data file, or every data file under a folder, into a project: all or nothing,
+no duplicate pairs, streaming.
 
 Pairs and the verdicts that come with them (an AlpacaEval annotator's preference becomes
 that annotator's judge verdict on ``overall``; HREF-style human ``annotations`` become
-human verdicts) are written in one transaction: a bad record anywhere leaves the project
-exactly as it was, with the file, line and field named.
+human verdicts) are written in one transaction: a bad record anywhere, in any file, leaves
+the project exactly as it was, with the file, line and field named. The report counts what
+was stored, so importing the same file again reports that nothing was added.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +23,6 @@ from desktop.adapters.formats.readers import (
     Record,
     in_batches,
     read_records,
-    sniff_format,
 )
 from desktop.adapters.store.pairs import content_key, ids_for_keys, insert_rows
 from desktop.adapters.store.project import ProjectStore
@@ -32,14 +34,18 @@ from desktop.domain.annotations import (
     annotation_verdict,
     preference_verdict,
 )
-from desktop.domain.columns import REQUIRED, resolve_columns
+from desktop.domain.columns import REQUIRED
 from desktop.domain.errors import ImportDataError
+from desktop.domain.pairs import IDENTITY_FIELDS
 from desktop.domain.results import JudgeResult, Order, Status
+from desktop.services.import_identity import IdCheck
+from desktop.services.import_sources import Source, Sources, unstorable_text
 
 IMPORT_FORMATS = ("auto", *FORMATS, "alpaca-eval", "href")
 ALPACA_RUBRIC = "alpaca-eval"
 HREF_RUBRIC = "href-overall"
 BATCH = 2000
+_JSON_CONSTANTS = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 
 Progress = Callable[[int], None]
 
@@ -47,11 +53,43 @@ Progress = Callable[[int], None]
 @dataclass(frozen=True)
 class ImportReport:
     records: int
-    added: int
-    duplicates: int
-    judge_verdicts: int
-    human_verdicts: int
-    kind: str  # "pairs", "alpaca-eval" or "href"
+    added: int  # pairs stored
+    duplicates: int  # records of pairs the project had (or that came twice)
+    judge_verdicts: int  # annotator verdicts stored that the project lacked
+    human_verdicts: int  # human verdicts stored
+    kind: str  # "pairs", "alpaca-eval", "href", or "mixed" for a folder of several
+    judge_replaced: int = 0  # annotator verdicts that changed (a newer file)
+    judge_present: int = 0  # annotator verdicts the project already had
+    human_present: int = 0
+    files: int = 1
+    skipped: tuple[str, ...] = ()  # files under a folder without pairs
+
+    def summary(self) -> str:
+        """One line for the user: what was stored, then what the project already had."""
+        added = [
+            (self.added, "pairs added"),
+            (self.judge_verdicts, "annotator verdicts added"),
+            (self.judge_replaced, "annotator verdicts replaced"),
+            (self.human_verdicts, "human verdicts added"),
+        ]
+        said = [f"{n:,} {what}" for n, what in added if n] or ["nothing added"]
+        if self.added == 0 and said[0] != "nothing added":
+            said.insert(0, "0 pairs added")
+        present = [
+            (self.duplicates, "pairs"),
+            (self.judge_present, "annotator verdicts"),
+            (self.human_present, "human verdicts"),
+        ]
+        there = [f"{n:,} {what}" for n, what in present if n]
+        line = ", ".join(said)
+        if there:
+            line += f"; already in the project: {', '.join(there)}"
+        if self.files != 1 or self.skipped:
+            line = f"{self.files:,} files: {line}"
+        if self.skipped:
+            line += f"; skipped {len(self.skipped):,} without pairs: {self.skipped[0]}"
+            line += ", ..." if len(self.skipped) > 1 else ""
+        return line
 
 
 def import_file(
@@ -63,29 +101,37 @@ def import_file(
     rubric: str | None = None,
     progress: Progress | None = None,
 ) -> ImportReport:
+    """Import ``path``: one data file, or every data file under a folder (see
+    ``import_sources``), all in one transaction."""
     path = Path(path)
     if fmt not in IMPORT_FORMATS:
         raise ImportDataError(f"unknown format {fmt!r} (known: {', '.join(IMPORT_FORMATS)})")
-    if not path.is_file():
-        raise ImportDataError(f"{path}: no such file")
-    reader_fmt = fmt if fmt in FORMATS else sniff_format(path)
-    records = read_records(path, reader_fmt)
-    first = next(records, None)
-    if first is None:
-        raise ImportDataError(f"{path}: no records to import")
-    kind = _kind(fmt, first[1])
-    columns = resolve_columns(first[1].keys(), mapping or {}, first[0])
-    job = _Job(store, kind, columns, rubric)
+    reader_fmt = fmt if fmt in FORMATS else None
+    plan = Sources(path, reader_fmt, mapping or {})
+    job = _Job(store, rubric)
     with store.bulk_write(), store.transaction():
-        job.start()
-        for batch in in_batches(first, records, BATCH):
-            job.write(batch)
-            if progress and len(batch) == BATCH:
-                progress(job.records)
+        for source in plan:
+            kind = _kind(fmt, source.first[1])
+            job.start_file(source, kind)
+            for batch in in_batches(source.first, source.rest, BATCH):
+                job.write(batch)
+                if progress and len(batch) == BATCH:
+                    progress(job.records)
     if progress:
         progress(job.records)
+    kinds = set(job.kinds)
     return ImportReport(
-        job.records, job.added, job.records - job.added, job.judge_count, job.human_count, kind
+        records=job.records,
+        added=job.added,
+        duplicates=job.records - job.added,
+        judge_verdicts=job.judge_added,
+        human_verdicts=job.human_added,
+        kind=kinds.pop() if len(kinds) == 1 else "mixed",
+        judge_replaced=job.judge_replaced,
+        judge_present=job.judge_present,
+        human_present=job.human_present,
+        files=plan.count,
+        skipped=tuple(plan.skipped),
     )
 
 
@@ -99,25 +145,35 @@ def _kind(fmt: str, sample: Mapping[str, Any]) -> str:
     return "pairs"
 
 
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else str(value)
+
+
 class _Job:
     """The state of one import; every write happens inside the caller's transaction."""
 
-    def __init__(
-        self, store: ProjectStore, kind: str, columns: dict[str, str], rubric: str | None
-    ) -> None:
-        self.store, self.kind, self.columns = store, kind, columns
-        self.rubric = rubric or (ALPACA_RUBRIC if kind == "alpaca-eval" else HREF_RUBRIC)
-        self.used = set(columns.values()) | {
+    def __init__(self, store: ProjectStore, rubric: str | None) -> None:
+        self.store, self.rubric_name = store, rubric
+        self.records = self.added = 0
+        self.judge_added = self.judge_replaced = self.judge_present = 0
+        self.human_added = self.human_present = 0
+        self.kinds: list[str] = []
+        self.done: list[Source] = []  # files read so far, to find an earlier record again
+        self.ids = IdCheck(store.conn, store.path, self._find_earlier)
+        self.rubric_hash = ""
+
+    def start_file(self, source: Source, kind: str) -> None:
+        self.source, self.kind, self.columns = source, kind, source.columns
+        self.kinds.append(kind)
+        self.done.append(source)
+        self.used = set(self.columns.values()) | {
             "preference",
             "annotations",
             "annotator",
             "raw_completion",
         }
-        self.records = self.added = self.judge_count = self.human_count = 0
-        self.rubric_hash = ""
-
-    def start(self) -> None:
-        if self.kind == "alpaca-eval":
+        self.rubric = self.rubric_name or (ALPACA_RUBRIC if kind == "alpaca-eval" else HREF_RUBRIC)
+        if kind == "alpaca-eval":
             text = json.dumps(
                 {
                     "name": self.rubric,
@@ -137,9 +193,18 @@ class _Job:
             )
 
     def write(self, batch: list[Record]) -> None:
-        if not batch:
-            return
+        try:
+            self._write(batch)
+        except UnicodeEncodeError:
+            # A lone surrogate (a JSON "\ud800" escape) is no text SQLite can store.
+            error = unstorable_text(batch)
+            if error is None:
+                raise
+            raise error from None
+
+    def _write(self, batch: list[Record]) -> None:
         rows = [self._row(where, fields) for where, fields in batch]
+        self.ids.check([(where, row) for (where, _), row in zip(batch, rows, strict=True)])
         self.added += insert_rows(self.store.conn, rows)
         self.records += len(batch)
         if self.kind == "pairs":
@@ -150,6 +215,17 @@ class _Job:
             self._alpaca(batch, keys, ids)
         else:
             self._href(batch, keys, ids)
+
+    def _find_earlier(self, external_id: str) -> str | None:
+        for source in self.done:
+            column = source.columns.get("external_id")
+            if column is None:
+                continue
+            for where, fields in read_records(source.path, source.fmt):
+                value = fields.get(column)
+                if value is not None and _text(value) == external_id:
+                    return where
+        return None
 
     def _row(self, where: str, fields: Mapping[str, Any]) -> tuple[Any, ...]:
         """The pairs-table row of one record (see PAIR_COLUMNS), checked field by field."""
@@ -165,22 +241,24 @@ class _Job:
                 values[field] = None
             elif isinstance(value, str):
                 values[field] = value
-            elif isinstance(value, (dict, list, bool)):
+            elif isinstance(value, (dict, list, bool)) or (
+                isinstance(value, float) and not math.isfinite(value)
+            ):
+                got = _JSON_CONSTANTS.get(str(value), type(value).__name__)
                 raise ImportDataError(
-                    f"{where}: field {column!r} ({field}) must be text, got {type(value).__name__}"
+                    f"{where}: field {column!r} ({field}) must be text, got {got}"
                 )
             else:
                 values[field] = str(value)
         get = values.get
         metadata = {k: v for k, v in fields.items() if k not in self.used}
-        instruction, a, b = values["instruction"], values["response_a"], values["response_b"]
-        key = content_key(get("external_id"), instruction, a, b, get("reference"), get("source"))
+        key = content_key(get("external_id"), *(get(f) for f in IDENTITY_FIELDS))
         return (
             key,
             get("external_id"),
-            instruction,
-            a,
-            b,
+            values["instruction"],
+            values["response_a"],
+            values["response_b"],
             get("reference"),
             get("source"),
             get("model_a"),
@@ -200,7 +278,6 @@ class _Job:
                 continue
             verdict, confidence = got
             annotator = str(fields.get("annotator") or "annotator")
-            raw = fields.get("raw_completion")
             rows.append(
                 result_row(
                     JudgeResult(
@@ -213,15 +290,40 @@ class _Job:
                         status=Status.OK,
                         verdicts={"overall": verdict},
                         confidence={"overall": confidence} if confidence is not None else {},
-                        raw_completion=raw
-                        if isinstance(raw, str)
-                        else json.dumps({"preference": fields.get("preference")}),
+                        raw_completion=_raw_completion(fields),
                         origin="import",
                     )
                 )
             )
-        insert_results(self.store.conn, rows)
-        self.judge_count += len(rows)
+        insert_results(self.store.conn, self._changed(rows))
+
+    def _changed(self, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """The result rows that are new or differ from what the project holds (counted)."""
+        held: dict[tuple[int, str], tuple[Any, ...]] = {}
+        pair_ids = sorted({row[0] for row in rows})
+        for start in range(0, len(pair_ids), 500):
+            chunk = pair_ids[start : start + 500]
+            for pid, judge, *answer in self.store.conn.execute(
+                "SELECT pair_id, judge_model, raw_completion, verdicts, confidence"
+                " FROM judge_results WHERE rubric_hash = ? AND settings_hash = 'imported'"
+                f" AND ord = 'AB' AND pair_id IN ({','.join('?' * len(chunk))})",
+                [self.rubric_hash, *chunk],
+            ):
+                held[(pid, judge)] = tuple(answer)
+        out = []
+        for row in rows:
+            slot, answer = (row[0], row[3]), row[7:10]
+            before = held.get(slot)
+            if before == answer:
+                self.judge_present += 1
+                continue
+            if before is None:
+                self.judge_added += 1
+            else:
+                self.judge_replaced += 1
+            held[slot] = answer
+            out.append(row)
+        return out
 
     def _href(self, batch: list[Record], keys: list[str], ids: dict[str, int]) -> None:
         conn, stamp = self.store.conn, now()
@@ -235,10 +337,10 @@ class _Job:
             except BadAnnotation as exc:
                 raise ImportDataError(f"{where}: field 'annotations': {exc}") from None
             for reviewer, verdict in verdicts:
-                if (
-                    verdict is None
-                    or _latest(conn, ids[key], self.rubric, reviewer) == verdict.value
-                ):
+                if verdict is None:
+                    continue
+                if _latest(conn, ids[key], self.rubric, reviewer) == verdict.value:
+                    self.human_present += 1
                     continue
                 conn.execute(
                     "INSERT INTO human_verdicts(pair_id, rubric_name, dimension, verdict,"
@@ -246,7 +348,19 @@ class _Job:
                     " 'imported', ?)",
                     [ids[key], self.rubric, verdict.value, reviewer, stamp],
                 )
-                self.human_count += 1
+                self.human_added += 1
+
+
+def _raw_completion(fields: Mapping[str, Any]) -> str:
+    """The annotator's raw completion as stored: text as it is, an object (AlpacaEval's
+    chain-of-thought annotators keep their reasoning in one, others their logprobs) as
+    JSON; without one, the preference it gave."""
+    raw = fields.get("raw_completion")
+    if isinstance(raw, str):
+        return raw
+    if raw is not None:
+        return json.dumps(raw, ensure_ascii=False)
+    return json.dumps({"preference": fields.get("preference")})
 
 
 def _latest(conn: Any, pair_id: int, rubric: str, reviewer: str) -> str | None:

@@ -1,8 +1,9 @@
 """Merge another reviewer's human verdicts into a project, from their project file or from
 a CSV/JSONL file exported by ``tiebreak export``.
 
-Pairs are matched by their key: the external id where the pair has one (and then its text
-must be the same, or the merge stops), else the text itself. A pair the project lacks is
+Pairs are matched as import matches them: by the external id where the pair has one (and
+then its texts must be the same, and its generators where both name one, or the merge
+stops), else by its texts and generators. A pair the project lacks is
 added. All or nothing: one transaction, and any problem leaves the project as it was.
 Merging the same file again adds nothing. Judge results are not merged; rubric texts the
 project lacks are, so every merged verdict still traces to its prompt.
@@ -18,11 +19,17 @@ from pathlib import Path
 from typing import Any
 
 from desktop.adapters.store import open_project
-from desktop.adapters.store.pairs import PAIR_COLUMNS, ids_for_keys, insert_rows
+from desktop.adapters.store.pairs import (
+    PAIR_COLUMNS,
+    identities_for_keys,
+    identity_of,
+    ids_for_keys,
+    insert_rows,
+)
 from desktop.adapters.store.project import SQLITE_HEADER, ProjectStore
 from desktop.domain.errors import ImportDataError, TiebreakError
+from desktop.domain.pairs import identity_clash
 
-TEXT_FIELDS = ("instruction", "response_a", "response_b", "reference", "source")
 BATCH = 1000
 
 
@@ -145,17 +152,16 @@ class _ProjectMerge:
 
     def _match(self, batch: list[tuple[Any, ...]]) -> None:
         keys = [row[1] for row in batch]
-        known = ids_for_keys(self.store.conn, keys)
-        here = _texts(self.store, list(known.values()))
+        known = identities_for_keys(self.store.conn, keys)
         for row in batch:
-            key = row[1]
-            if key in known:
-                theirs = dict(zip(PAIR_COLUMNS, row[1:], strict=True))
-                mine = here[known[key]]
-                if any((theirs[f] or "") != (mine[f] or "") for f in TEXT_FIELDS):
+            if row[1] in known:
+                pid, mine = known[row[1]]
+                theirs = identity_of(row[1:])
+                field = identity_clash(mine, theirs)
+                if field is not None:
                     raise ImportDataError(
                         f"{self.source.path}: pair {theirs['external_id']} has the same id as"
-                        f" pair #{known[key]} of {self.store.path} but different text;"
+                        f" pair #{pid} of {self.store.path} but a different {field};"
                         " nothing was merged"
                     )
         self.report.records += len(batch)
@@ -179,18 +185,6 @@ class _ProjectMerge:
                 " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING",
                 list(row),
             )
-
-
-def _texts(store: ProjectStore, ids: list[int]) -> dict[int, dict[str, str | None]]:
-    out: dict[int, dict[str, str | None]] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for row in store.conn.execute(
-            f"SELECT id, {', '.join(TEXT_FIELDS)} FROM pairs WHERE id IN ({marks})", chunk
-        ):
-            out[row[0]] = dict(zip(TEXT_FIELDS, row[1:], strict=True))
-    return out
 
 
 def metadata_text(value: Any) -> str | None:

@@ -18,9 +18,9 @@ from desktop.adapters.store.pairs import content_key, ids_for_keys, insert_rows
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import now
 from desktop.domain.errors import ImportDataError
+from desktop.domain.pairs import IDENTITY_FIELDS, TEXT_FIELDS, identity_clash
 from desktop.services.merge import (
     BATCH,
-    TEXT_FIELDS,
     MergeReport,
     insert_verdict,
     latest_created,
@@ -131,7 +131,8 @@ class _ExportMerge:
         return list(dict.fromkeys((unescape(cell), cell))) if self.csv else [cell]
 
     def _cells(self, fields: Mapping[str, Any]) -> list[str]:
-        return ["" if fields.get(f) is None else str(fields.get(f)) for f in TEXT_FIELDS]
+        """The row's IDENTITY_FIELDS cells, as exported."""
+        return ["" if fields.get(f) is None else str(fields.get(f)) for f in IDENTITY_FIELDS]
 
     def _cells_key(self, fields: Mapping[str, Any]) -> str:
         return content_key(None, *self._cells(fields))
@@ -141,10 +142,11 @@ class _ExportMerge:
         return safe_cell(text) if self.csv else text
 
     def _cell_index(self) -> dict[str, int]:
-        """Pairs without an external id, keyed by their text as an export writes it."""
+        """Pairs without an external id, keyed by their texts and generators as an export
+        writes them."""
         if self._by_cells is None:
             self._by_cells = {}
-            cols = ", ".join(TEXT_FIELDS)
+            cols = ", ".join(IDENTITY_FIELDS)
             sql = f"SELECT id, {cols} FROM pairs WHERE external_id IS NULL OR external_id = ''"
             for pid, *texts in self.store.conn.execute(sql):
                 key = content_key(None, *(self._as_exported(t) for t in texts))
@@ -152,15 +154,17 @@ class _ExportMerge:
         return self._by_cells
 
     def _check_same(self, where: str, fields: Mapping[str, Any], pid: int) -> None:
+        """The same texts, and the same generators where both name one (as import)."""
         row = self.store.conn.execute(
-            f"SELECT {', '.join(TEXT_FIELDS)} FROM pairs WHERE id = ?", [pid]
+            f"SELECT {', '.join(IDENTITY_FIELDS)} FROM pairs WHERE id = ?", [pid]
         ).fetchone()
-        for name, mine, theirs in zip(TEXT_FIELDS, row, self._cells(fields), strict=True):
-            if self._as_exported(mine) != theirs:
-                raise ImportDataError(
-                    f"{where}: pair {fields['external_id']} has the same id as pair #{pid}"
-                    f" of the project but a different {name}; nothing was merged"
-                )
+        mine = {f: self._as_exported(v) for f, v in zip(IDENTITY_FIELDS, row, strict=True)}
+        field = identity_clash(mine, dict(zip(IDENTITY_FIELDS, self._cells(fields), strict=True)))
+        if field is not None:
+            raise ImportDataError(
+                f"{where}: pair {fields['external_id']} has the same id as pair #{pid}"
+                f" of the project but a different {field}; nothing was merged"
+            )
 
     def _pair_row(self, fields: Mapping[str, Any]) -> tuple[Any, ...]:
         def text(name: str) -> str | None:
@@ -175,7 +179,9 @@ class _ExportMerge:
         texts = [text(f) for f in TEXT_FIELDS]
         instruction, a, b = (t or "" for t in texts[:3])
         return (
-            content_key(ext, instruction, a, b, texts[3], texts[4]),
+            content_key(
+                ext, instruction, a, b, texts[3], texts[4], text("model_a"), text("model_b")
+            ),
             ext,
             instruction,
             a,

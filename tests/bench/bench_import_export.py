@@ -6,7 +6,9 @@ Targets (from the issue):
   loading the same file into a bare table, measured in the same run;
 * export: at most 1.5x the wall time of ``sqlite-utils rows DB pairs --csv`` on the
   same table of the same project file;
-* peak memory (RSS) of either command under 300 MB.
+* peak memory (RSS) of either command under 300 MB;
+* importing the same records as one JSON array (streamed): peak RSS at most 1.5x the
+  JSONL import's, measured in the same run.
 
 Every figure is for a whole command in a child process (start-up included), timed with
 ``time.perf_counter`` around the child; its peak RSS comes from ``os.wait4``. Prints one
@@ -46,6 +48,7 @@ from desktop.services.exporting import export_columns  # noqa: E402
 
 IMPORT_TARGET = 1.3
 EXPORT_TARGET = 1.5
+JSON_ARRAY_MEMORY_TARGET = 1.5
 MEMORY_TARGET_MB = 300
 SEED = 20240611
 RUBRIC = "precision-correctness"
@@ -140,6 +143,16 @@ def generate(path: Path, n: int, seed: int = SEED) -> int:
             fh.write(json.dumps(record, ensure_ascii=False))
             fh.write("\n")
     return path.stat().st_size
+
+
+def as_json_array(jsonl: Path, out: Path) -> int:
+    """The same records as one indented JSON array, as AlpacaEval writes its results."""
+    with jsonl.open(encoding="utf-8") as src, out.open("w", encoding="utf-8") as dst:
+        dst.write("[\n")
+        for i, line in enumerate(src):
+            dst.write((",\n  " if i else "  ") + line.rstrip("\n"))
+        dst.write("\n]\n")
+    return out.stat().st_size
 
 
 # ---------------------------------------------------------------- measuring commands
@@ -347,6 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     work = args.out or Path(tempfile.mkdtemp(prefix="tiebreak-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     data, ref_db, project = work / "pairs.jsonl", work / "ref.db", work / "bench.tiebreak"
+    array, array_project = work / "pairs.json", work / "array.tiebreak"
     ref_csv, our_csv = work / "ref.csv", work / "export.csv"
     try:
         log(f"generating {n:,} pairs in {data}")
@@ -354,6 +368,7 @@ def main(argv: list[str] | None = None) -> int:
         size = generate(data, n)
         took = time.perf_counter() - start
         log(f"  {size / 1e6:.1f} MB ({size / n:.0f} bytes a pair) in {took:.1f} s")
+        array_size = as_json_array(data, array)
 
         startup = best([run([py, "-c", "pass"], label="python -c pass") for _ in range(3)])
         su_startup = best(
@@ -363,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
             ]
         )
 
-        ref_imports, new_runs, our_imports = [], [], []
+        ref_imports, new_runs, our_imports, array_imports = [], [], [], []
         for i in range(repeat):
             log(f"import, run {i + 1}/{repeat}")
             remove_db(ref_db)
@@ -381,6 +396,17 @@ def main(argv: list[str] | None = None) -> int:
                     label="tiebreak import",
                 )
             )
+            remove_db(array_project)
+            run([py, "-m", "desktop", "new", str(array_project)], label="tiebreak new")
+            array_imports.append(
+                run(
+                    [py, "-m", "desktop", "import", str(array_project), str(array)],
+                    label="tiebreak import (JSON array)",
+                )
+            )
+        if count_pairs(array_project) != n:
+            raise BenchError(f"the JSON array import made {count_pairs(array_project)} pairs")
+        remove_db(array_project)
         project_mb = project.stat().st_size / 1e6
         imported = count_pairs(project)
         if imported != n:
@@ -422,6 +448,8 @@ def main(argv: list[str] | None = None) -> int:
             raise BenchError(f"sqlite-utils rows wrote {ref_rows} rows, expected {n}")
 
         ref_imp, new, our_imp = best(ref_imports), best(new_runs), best(our_imports)
+        arr_imp = best(array_imports)
+        array_memory_ratio = arr_imp.peak_rss_mb / our_imp.peak_rss_mb
         ref_exp, our_exp = best(ref_exports), best(our_exports)
         import_ratio = our_imp.seconds / ref_imp.seconds
         export_ratio = our_exp.seconds / ref_exp.seconds
@@ -441,6 +469,16 @@ def main(argv: list[str] | None = None) -> int:
                 "project_mb": round(project_mb, 1),
                 "reference_db_mb": round(ref_db.stat().st_size / 1e6, 1),
             },
+            "import_json_array": {
+                "json_mb": round(array_size / 1e6, 1),
+                "tiebreak_s": round(arr_imp.seconds, 3),
+                "jsonl_tiebreak_s": round(our_imp.seconds, 3),
+                "time_ratio": round(arr_imp.seconds / our_imp.seconds, 3),
+                "tiebreak_peak_rss_mb": round(arr_imp.peak_rss_mb, 1),
+                "jsonl_peak_rss_mb": round(our_imp.peak_rss_mb, 1),
+                "memory_ratio": round(array_memory_ratio, 3),
+                "target_memory_ratio": JSON_ARRAY_MEMORY_TARGET,
+            },
             "export": {
                 "tiebreak_s": round(our_exp.seconds, 3),
                 "sqlite_utils_rows_csv_s": round(ref_exp.seconds, 3),
@@ -457,6 +495,7 @@ def main(argv: list[str] | None = None) -> int:
                 "import_time": import_ratio <= IMPORT_TARGET,
                 "export_time": export_ratio <= EXPORT_TARGET,
                 "import_memory": our_imp.peak_rss_mb < MEMORY_TARGET_MB,
+                "json_array_memory": array_memory_ratio <= JSON_ARRAY_MEMORY_TARGET,
                 "export_memory": our_exp.peak_rss_mb < MEMORY_TARGET_MB,
             },
             "python_startup_s": round(startup.seconds, 3),

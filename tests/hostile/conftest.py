@@ -9,7 +9,9 @@ and the run ends with the count, so a closing note can say how many cases ran an
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import os
 import sqlite3
 import subprocess
@@ -125,6 +127,30 @@ class Hostile:
             timeout=timeout,
         )
         return Run(proc.returncode, proc.stdout, proc.stderr)
+
+    def main(self, *args: str | os.PathLike[str]) -> Run:
+        """The same command run inside this process (``desktop.cli.main.main``) with its
+        output captured: for the bulk of generated cases, where a subprocess each would
+        take minutes. An unexpected exception, which the real command would print as one
+        "unexpected ..." line, is raised here (TIEBREAK_DEBUG), so the case fails with
+        its traceback."""
+        from desktop.cli.main import main
+
+        out, err = io.StringIO(), io.StringIO()
+        debug = os.environ.get("TIEBREAK_DEBUG")
+        os.environ["TIEBREAK_DEBUG"] = "1"
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    code = main([str(a) for a in args])
+                except SystemExit as exc:  # argparse's usage errors
+                    code = exc.code if isinstance(exc.code, int) else 1
+        finally:
+            if debug is None:
+                del os.environ["TIEBREAK_DEBUG"]
+            else:
+                os.environ["TIEBREAK_DEBUG"] = debug
+        return Run(code, out.getvalue(), err.getvalue())
 
     def refused(
         self,

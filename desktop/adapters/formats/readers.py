@@ -1,25 +1,36 @@
 """Read records from CSV, JSONL and JSON files, each with the place it came from.
 
 A record is ``(where, fields)``: ``where`` is how an error names it ("data.csv line 7",
-"data.json record 12"), so every import error points at the exact spot.
+"data.json line 40 (record 12)"), so every import error points at the exact spot. Every
+format is read as a stream, one record at a time. Text that is not UTF-8 is refused with
+the line, and the field, of its first bad byte.
 """
 
 from __future__ import annotations
 
-import csv
 import itertools
 import json
-import sys
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from desktop.adapters.formats.csv_reader import Record, read_csv
+from desktop.adapters.formats.json_stream import (
+    DECODER,
+    BadValue,
+    JsonError,
+    decode_error,
+    failing_member,
+    iter_array,
+)
 from desktop.domain.errors import ImportDataError
 
-Record = tuple[str, dict[str, Any]]
-FORMATS = ("csv", "jsonl", "json")
+__all__ = ["FORMATS", "Record", "in_batches", "member_with", "read_records", "sniff_format"]
 
-csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+FORMATS = ("csv", "jsonl", "json")
+# What undecodable bytes become when read with errors="surrogateescape".
+_ESCAPED = re.compile("[\udc80-\udcff]")
 
 
 def sniff_format(path: Path) -> str:
@@ -54,102 +65,121 @@ def in_batches(first: Record, rest: Iterator[Record], size: int) -> Iterator[lis
 
 
 def read_records(path: Path, fmt: str) -> Iterator[Record]:
-    if fmt == "csv":
-        return _read_csv(path)
-    if fmt == "jsonl":
-        return _read_jsonl(path)
-    if fmt == "json":
-        return _read_json(path)
-    raise ImportDataError(f"{path}: unknown format {fmt!r} (known: {', '.join(FORMATS)})")
+    if fmt not in FORMATS:
+        raise ImportDataError(f"{path}: unknown format {fmt!r} (known: {', '.join(FORMATS)})")
+    return _checked(path, fmt)
 
 
-def _open_text(path: Path, **kwargs: Any) -> Any:
+def member_with(
+    fields: dict[str, Any], pattern: re.Pattern[str], *, names: bool = True
+) -> tuple[str, str] | None:
+    """(member, the text found) for the first member whose value (at any depth) or, with
+    ``names``, whose name holds text matching ``pattern``."""
+    for key, value in fields.items():
+        found = (_search(key, pattern) if names else None) or _search(value, pattern)
+        if found is not None:
+            return key, found
+    return None
+
+
+def _search(value: Any, pattern: re.Pattern[str]) -> str | None:
+    if isinstance(value, str):
+        match = pattern.search(value)
+        return match.group() if match else None
+    items: Any = ()
+    if isinstance(value, dict):
+        items = itertools.chain.from_iterable(value.items())
+    elif isinstance(value, list):
+        items = value
+    return next((f for f in (_search(v, pattern) for v in items) if f is not None), None)
+
+
+def _checked(path: Path, fmt: str) -> Iterator[Record]:
     try:
-        return path.open("r", encoding="utf-8-sig", **kwargs)
+        yield from _records(path, fmt, "strict")
+    except UnicodeDecodeError:
+        raise _not_utf8(path, fmt) from None
+
+
+def _records(path: Path, fmt: str, errors: str) -> Iterator[Record]:
+    try:
+        if fmt == "json":
+            fh: Any = path.open("rb")
+        else:
+            fh = path.open("r", encoding="utf-8-sig", errors=errors, newline="")
     except OSError as exc:
         raise ImportDataError(f"{path}: cannot be read ({exc.strerror})") from None
+    with fh:
+        if fmt == "csv":
+            yield from read_csv(path, fh)
+        elif fmt == "jsonl":
+            yield from _read_jsonl(path, fh)
+        else:
+            yield from _read_json(path, fh, errors)
 
 
-def _read_csv(path: Path) -> Iterator[Record]:
-    with _open_text(path, newline="") as fh:
+def _read_jsonl(path: Path, fh: Any) -> Iterator[Record]:
+    for number, line in enumerate(fh, start=1):
+        if not line.strip():
+            continue
+        where = f"{path} line {number}"
         try:
-            sample = fh.read(65536)
-            fh.seek(0)
-            dialect: Any = (
-                csv.excel_tab
-                if (
-                    path.suffix.lower() == ".tsv"
-                    or ("\t" in sample.split("\n", 1)[0] and "," not in sample.split("\n", 1)[0])
-                )
-                else csv.excel
-            )
-            reader = csv.reader(fh, dialect)
-            header = next(reader, None)
-            if not header:
-                raise ImportDataError(f"{path}: empty file, no header row")
-            header = [h.strip() for h in header]
-            dupes = {h for h in header if header.count(h) > 1 and h}
-            if dupes:
-                raise ImportDataError(f"{path} line 1: column {sorted(dupes)[0]!r} appears twice")
-            for row in reader:
-                line = reader.line_num
-                if not row or (len(row) == 1 and not row[0].strip()):
-                    continue
-                if len(row) > len(header):
-                    raise ImportDataError(
-                        f"{path} line {line}: {len(row)} cells but the header has {len(header)}"
-                    )
-                yield f"{path} line {line}", dict(zip(header, row, strict=False))
-        except UnicodeDecodeError as exc:
-            raise ImportDataError(
-                f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})"
-            ) from None
-        except csv.Error as exc:
-            raise ImportDataError(f"{path} line {reader.line_num}: {exc}") from None
-
-
-def _read_jsonl(path: Path) -> Iterator[Record]:
-    with _open_text(path) as fh:
-        try:
-            for number, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    value = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ImportDataError(
-                        f"{path} line {number}: not valid JSON ({exc.msg}, column {exc.colno})"
-                    ) from None
-                if not isinstance(value, dict):
-                    raise ImportDataError(f"{path} line {number}: expected a JSON object")
-                yield f"{path} line {number}", value
-        except UnicodeDecodeError as exc:
-            raise ImportDataError(
-                f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})"
-            ) from None
-
-
-def _read_json(path: Path) -> Iterator[Record]:
-    with _open_text(path) as fh:
-        try:
-            data = json.load(fh)
-        except json.JSONDecodeError as exc:
-            raise ImportDataError(
-                f"{path} line {exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno})"
-            ) from None
-        except UnicodeDecodeError as exc:
-            raise ImportDataError(
-                f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})"
-            ) from None
-    if isinstance(data, dict):
-        # {"data": [...]} / {"rows": [...]}: one list of objects inside an object.
-        lists = [v for v in data.values() if isinstance(v, list)]
-        if len(lists) != 1:
-            raise ImportDataError(f"{path}: expected a JSON array of objects")
-        data = lists[0]
-    if not isinstance(data, list):
-        raise ImportDataError(f"{path}: expected a JSON array of objects")
-    for index, value in enumerate(data, start=1):
+            value = DECODER.decode(line)
+        except BadValue as exc:
+            place = f", column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+            member = failing_member(line, 0)
+            field = f" in field {member!r}" if member is not None else ""
+            raise ImportDataError(f"{where}{place}{field}: {decode_error(exc)}") from None
         if not isinstance(value, dict):
-            raise ImportDataError(f"{path} record {index}: expected a JSON object")
-        yield f"{path} record {index}", value
+            raise ImportDataError(f"{where}: expected a JSON object, got {_kind(value)}")
+        yield where, value
+
+
+def _read_json(path: Path, raw: Any, errors: str) -> Iterator[Record]:
+    try:
+        for number, line, value in iter_array(raw, errors):
+            where = f"{path} line {line} (record {number})"
+            if not isinstance(value, dict):
+                raise ImportDataError(f"{where}: expected a JSON object, got {_kind(value)}")
+            yield where, value
+    except JsonError as exc:
+        record = f" (record {exc.record})" if exc.record is not None else ""
+        field = f" in field {exc.member!r}" if exc.member is not None else ""
+        raise ImportDataError(
+            f"{path} line {exc.line}, column {exc.column}{record}{field}: {exc.what}"
+        ) from None
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    return {list: "an array", str: "text", int: "a number", float: "a number"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _not_utf8(path: Path, fmt: str) -> ImportDataError:
+    """The line of the first byte that is not UTF-8, and the record and field it is in
+    where the file reads that far with the byte escaped (the error path only)."""
+    line, column, byte = _first_bad_byte(path)
+    bad = f"0x{byte:02x} at byte {column} of line {line}"
+    try:
+        for where, fields in _records(path, fmt, "surrogateescape"):
+            found = member_with(fields, _ESCAPED, names=False)
+            if found is not None:
+                return ImportDataError(f"{where}: field {found[0]!r} is not UTF-8 text ({bad})")
+    except (ImportDataError, UnicodeError):
+        pass
+    return ImportDataError(f"{path} line {line}: not UTF-8 text (0x{byte:02x} at byte {column})")
+
+
+def _first_bad_byte(path: Path) -> tuple[int, int, int]:
+    """(line, byte of that line from 1, the byte's value) of the first byte that UTF-8
+    cannot decode."""
+    with path.open("rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return number, exc.start + 1, raw[exc.start]
+    return 1, 1, 0

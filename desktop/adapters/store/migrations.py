@@ -96,6 +96,27 @@ def m001_initial(db: Database) -> None:
     db.execute("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT)")
 
 
+@migrations()
+def m002_pair_identity(db: Database) -> None:
+    """A pair without an external id is keyed by its texts and its generators, no longer
+    by its texts alone (two generators with the same answer are two pairs): bring the keys
+    of existing pairs forward, so re-importing a file already imported still adds nothing."""
+    from desktop.adapters.store.pairs import content_key
+    from desktop.domain.pairs import IDENTITY_FIELDS
+
+    conn, last = db.conn, 0
+    while rows := conn.execute(
+        f"SELECT id, {', '.join(IDENTITY_FIELDS)} FROM pairs"
+        " WHERE id > ? AND coalesce(external_id, '') = '' ORDER BY id LIMIT 2000",
+        [last],
+    ).fetchall():
+        conn.executemany(
+            "UPDATE pairs SET pair_key = ? WHERE id = ?",
+            [(content_key(None, *row[1:]), row[0]) for row in rows],
+        )
+        last = rows[-1][0]
+
+
 def known_migrations() -> frozenset[str]:
     """Names of every migration this release knows; a file with others is from a newer one."""
     return frozenset(

@@ -9,7 +9,7 @@ from typing import Any
 
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.errors import TiebreakError
-from desktop.domain.pairs import Pair
+from desktop.domain.pairs import IDENTITY_FIELDS, Pair
 
 PAIR_COLUMNS = (
     "pair_key",
@@ -32,26 +32,28 @@ _INSERT = (
 
 def pair_key(pair: Pair) -> str:
     """What makes a pair the same on re-import: its external id, else its content."""
-    return content_key(
-        pair.external_id,
-        pair.instruction,
-        pair.response_a,
-        pair.response_b,
-        pair.reference,
-        pair.source,
-    )
+    return content_key(pair.external_id, *(getattr(pair, f) for f in IDENTITY_FIELDS))
 
 
-def content_key(external_id: str | None, *texts: str | None) -> str:
+def content_key(external_id: str | None, *identity: str | None) -> str:
+    """The ``pair_key`` of a pair: ``id:`` and its external id where it has one, else a
+    hash of its IDENTITY_FIELDS (texts and generators, in that order; absent = empty)."""
     if external_id:
         return "id:" + external_id
+    if len(identity) != len(IDENTITY_FIELDS):
+        raise ValueError(f"expected {len(IDENTITY_FIELDS)} identity fields, got {len(identity)}")
     import hashlib  # loads OpenSSL: only when something is hashed
 
     digest = hashlib.sha256()
-    for part in texts:
+    for part in identity:
         digest.update((part or "").encode("utf-8", "surrogatepass"))
         digest.update(b"\x00")
     return "sha256:" + digest.hexdigest()
+
+
+def identity_of(row: Sequence[Any]) -> dict[str, Any]:
+    """A prepared pairs row (see PAIR_COLUMNS) as a mapping of its columns."""
+    return dict(zip(PAIR_COLUMNS, row, strict=True))
 
 
 def pair_row(pair: Pair) -> tuple[Any, ...]:
@@ -79,16 +81,29 @@ def insert_rows(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> in
 
 
 def ids_for_keys(conn: sqlite3.Connection, keys: Iterable[str]) -> dict[str, int]:
+    return {key: row[0] for key, row in _by_keys(conn, ("id",), keys)}
+
+
+def identities_for_keys(
+    conn: sqlite3.Connection, keys: Iterable[str]
+) -> dict[str, tuple[int, dict[str, str | None]]]:
+    """The pairs with these keys: each one's row id and IDENTITY_FIELDS."""
+    return {
+        key: (row[0], dict(zip(IDENTITY_FIELDS, row[1:], strict=True)))
+        for key, row in _by_keys(conn, ("id", *IDENTITY_FIELDS), keys)
+    }
+
+
+def _by_keys(
+    conn: sqlite3.Connection, columns: Sequence[str], keys: Iterable[str]
+) -> Iterable[tuple[str, tuple[Any, ...]]]:
     keys = list(keys)
-    out: dict[str, int] = {}
     for start in range(0, len(keys), 500):
         chunk = keys[start : start + 500]
         marks = ",".join("?" * len(chunk))
-        for key, pid in conn.execute(
-            f"SELECT pair_key, id FROM pairs WHERE pair_key IN ({marks})", chunk
-        ):
-            out[key] = pid
-    return out
+        sql = f"SELECT pair_key, {', '.join(columns)} FROM pairs WHERE pair_key IN ({marks})"
+        for key, *values in conn.execute(sql, chunk):
+            yield key, tuple(values)
 
 
 def count_pairs(store: ProjectStore) -> int:

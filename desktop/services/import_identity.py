@@ -1,0 +1,61 @@
+"""One external id, one pair: a record whose id is already taken by different text is an
+error that names both places, never a silent skip or merge.
+
+Checked per batch, before the batch is written: against the pairs already in the project
+(including those this import added from earlier batches and files) and against the
+records earlier in the same batch. The earlier record of the same import is found again
+by reading its file once more, on the error path only, so no memory is held per record.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from desktop.adapters.store.pairs import identities_for_keys, identity_of
+from desktop.domain.errors import ImportDataError
+from desktop.domain.pairs import identity_clash
+
+# Finds where an external id first appeared in what this import has read so far.
+FindEarlier = Callable[[str], str | None]
+
+
+class IdCheck:
+    def __init__(self, conn: sqlite3.Connection, project: Path, find_earlier: FindEarlier) -> None:
+        self.conn, self.project, self.find_earlier = conn, project, find_earlier
+        row = conn.execute("SELECT coalesce(max(id), 0) FROM pairs").fetchone()
+        self.first_new_id = row[0] + 1  # pairs from here on were added by this import
+
+    def check(self, batch: Sequence[tuple[str, tuple[Any, ...]]]) -> None:
+        """``batch``: (where, prepared pairs row) in file order."""
+        keyed = [(where, row) for where, row in batch if row[1]]
+        if not keyed:
+            return
+        known = identities_for_keys(self.conn, {row[0] for _, row in keyed})
+        seen: dict[str, tuple[str, dict[str, Any]]] = {}
+        for where, row in keyed:
+            mine, key = identity_of(row), row[0]
+            if key in seen:
+                other, theirs = seen[key]
+            elif key in known:
+                pid, theirs = known[key]
+                other = self._place(pid, row[1])
+            else:
+                seen[key] = (where, mine)
+                continue
+            seen.setdefault(key, (where, mine))
+            field = identity_clash(theirs, mine)
+            if field is not None:
+                raise ImportDataError(
+                    f"{where}: id {row[1]!r} is already used by {other}, which has a different"
+                    f" {field}; nothing was imported"
+                )
+
+    def _place(self, pid: int, external_id: str) -> str:
+        if pid >= self.first_new_id:
+            found = self.find_earlier(external_id)
+            if found is not None:
+                return found
+        return f"pair #{pid} of {self.project}"

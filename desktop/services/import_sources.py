@@ -1,0 +1,115 @@
+"""The files one import reads: a data file, or every data file under a folder.
+
+Under a folder, a data file is any file whose name ends in .csv, .tsv, .json, .jsonl or
+.ndjson, at any depth, in path order; names starting with "." (and what is inside such
+folders) are left out, and so are links to folders. A data file whose records name no
+pair (no instruction and two responses, such as AlpacaEval's ``model_outputs.json``, one
+output per record) or that holds no record is skipped and named in the report; a data file
+that cannot be read, or has a bad record, stops the whole import.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop.adapters.formats.readers import Record, member_with, read_records, sniff_format
+from desktop.domain.columns import resolve_columns
+from desktop.domain.errors import ImportDataError
+
+DATA_SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".ndjson")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@dataclass
+class Source:
+    path: Path
+    fmt: str  # csv, jsonl or json
+    first: Record  # read ahead to learn the file's columns
+    rest: Iterator[Record]
+    columns: dict[str, str]  # pair field -> the file's column
+
+
+class Sources:
+    """The sources of one import, each opened only when the one before is done."""
+
+    def __init__(self, path: Path, fmt: str | None, mapping: Mapping[str, str]) -> None:
+        if not (path.is_file() or path.is_dir()):
+            raise ImportDataError(f"{path}: no such file or folder")
+        self.path, self.fmt, self.mapping = path, fmt, mapping
+        self.count = 0
+        self.skipped: list[str] = []  # under a folder: files without pairs
+
+    def __iter__(self) -> Iterator[Source]:
+        if self.path.is_dir():
+            yield from self._folder()
+            return
+        source = self._open(self.path, in_folder=False)
+        assert source is not None  # a file by itself is never skipped
+        self.count += 1
+        yield source
+
+    def _folder(self) -> Iterator[Source]:
+        files = data_files(self.path)
+        if not files:
+            raise ImportDataError(
+                f"{self.path}: no data files in the folder (looked for {', '.join(DATA_SUFFIXES)})"
+            )
+        for file in files:
+            source = self._open(file, in_folder=True)
+            if source is not None:
+                self.count += 1
+                yield source
+        if not self.count:
+            raise ImportDataError(
+                f"{self.path}: no file in the folder holds pairs (skipped {self.skipped[0]}"
+                + (", ..." if len(self.skipped) > 1 else "")
+                + ")"
+            )
+
+    def _open(self, path: Path, *, in_folder: bool) -> Source | None:
+        fmt = self.fmt or sniff_format(path)
+        records = read_records(path, fmt)
+        first = next(records, None)
+        if first is None:
+            if in_folder:
+                self.skipped.append(path.relative_to(self.path).as_posix())
+                return None
+            raise ImportDataError(f"{path}: no records to import")
+        try:
+            columns = resolve_columns(first[1].keys(), self.mapping, first[0])
+        except ImportDataError:
+            if not in_folder:
+                raise
+            self.skipped.append(path.relative_to(self.path).as_posix())
+            return None
+        return Source(path, fmt, first, records, columns)
+
+
+def data_files(folder: Path) -> list[Path]:
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        found += [
+            Path(root, name)
+            for name in files
+            if not name.startswith(".") and name.lower().endswith(DATA_SUFFIXES)
+        ]
+    return sorted(found, key=lambda p: p.relative_to(folder).parts)
+
+
+def unstorable_text(batch: list[Record]) -> ImportDataError | None:
+    """The record and field of a batch that hold a lone surrogate (a JSON escape such as
+    "\\ud800" that is half of a character): no text SQLite can store."""
+    for where, fields in batch:
+        found = member_with(fields, _SURROGATE)
+        if found is not None:
+            member, char = found
+            return ImportDataError(
+                f"{where}: field {member!r} holds a lone surrogate (\\u{ord(char):04x}),"
+                " half of a character, which is not text"
+            )
+    return None
