@@ -30,6 +30,7 @@ from desktop.domain.annotations import (
     BadAnnotation,
     annotation_items,
     annotation_verdict,
+    preference_as_given,
     preference_verdict,
 )
 from desktop.domain.columns import REQUIRED, resolve_columns
@@ -213,6 +214,7 @@ class _Job:
                         status=Status.OK,
                         verdicts={"overall": verdict},
                         confidence={"overall": confidence} if confidence is not None else {},
+                        preference={"overall": preference_as_given(fields["preference"])},
                         raw_completion=raw
                         if isinstance(raw, str)
                         else json.dumps({"preference": fields.get("preference")}),
