@@ -107,6 +107,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--limit", type=int, default=20, help="flips to list (default 20; JSON: all)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals")
+    p.add_argument(
+        "--by",
+        choices=["model"],
+        help="instead: one row per generator (model_b against model_a as baseline),"
+        " AlpacaEval's leaderboard",
+    )
+
+    p = sub.add_parser(
+        "judges", help="every judge with answers: per rubric, answers, failures, errors, when"
+    )
+    p.add_argument("project", type=Path)
+    p.add_argument("--json", action="store_true")
 
     p = sub.add_parser(
         "merge", help="merge another reviewer's verdicts from their project or an exported CSV"

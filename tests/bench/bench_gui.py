@@ -365,6 +365,47 @@ def plant_rare_word(project: Path) -> None:
         )
 
 
+JUDGES = ("annotator-gpt4", "judge-a", "judge-b", "judge-c")
+
+
+def plant_judges(project: Path, judges: tuple[str, ...] = JUDGES) -> None:
+    """Answers of several judges for every pair, as an imported annotator and earlier
+    command-line runs leave them: the window must still open promptly and list them."""
+    import random
+    import sqlite3
+
+    rng = random.Random(7)
+    with sqlite3.connect(project) as conn:
+        conn.execute(
+            "INSERT INTO rubrics(hash, name, title, dimensions, kind, text, added_at)"
+            " VALUES ('bench-rubric', 'alpaca-eval', 'bench', '[\"overall\"]', 'imported',"
+            " 'bench', '2025-01-01T00:00:00')"
+        )
+        ids = [r[0] for r in conn.execute("SELECT id FROM pairs ORDER BY id")]
+        for judge in judges:
+            rows = []
+            for pid in ids:
+                preference = rng.random() + 1
+                verdict = "B" if preference > 1.5 else "A"
+                rows.append(
+                    (
+                        pid,
+                        judge,
+                        f'{{"overall": "{verdict}"}}',
+                        f'{{"overall": {preference!r}}}',
+                        rng.choice(("ok",) * 30 + ("parse-failure", "error")),
+                    )
+                )
+            conn.executemany(
+                "INSERT INTO judge_results(pair_id, rubric_hash, rubric_name, judge_model,"
+                " settings_hash, ord, verdicts, preference, status, origin, created_at)"
+                " VALUES (?, 'bench-rubric', 'alpaca-eval', ?, 'imported', 'AB', ?, ?, ?,"
+                " 'import', '2025-01-01T00:00:00')",
+                rows,
+            )
+        conn.execute("INSERT OR REPLACE INTO settings VALUES ('rubric', 'alpaca-eval')")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5,000 pairs, for CI")
