@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 
 from desktop.adapters.store import open_project
-from desktop.services.exporting import export_project
 from desktop.services.importing import import_file
 from desktop.services.leaderboard import leaderboard
 from desktop.services.stats import rubric_stats
 from tests.conftest import SHARED
-from tests.helpers import new_project
+from tests.helpers import export_rows, new_project
 from tests.stats_helpers import add_rubric, judge
 from tests.test_cli import tiebreak
 
@@ -124,12 +123,7 @@ def test_a_verdict_without_a_preference_counts_as_its_rounding(tmp_path: Path) -
 
 
 def test_preferences_are_exported_as_given(tmp_path: Path) -> None:
-    path = hand_made(tmp_path)
-    out = tmp_path / "out.csv"
-    with open_project(path) as store:
-        export_project(store, out)
-    with out.open(newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))
+    rows = export_rows(hand_made(tmp_path), tmp_path / "out.csv")
     assert [r["overall_preference"] for r in rows] == ["1.25", "2", "1.5", "0", "1.9", "1.8", ""]
     assert [r["overall_model"] for r in rows] == ["A", "B", "tie", "tie", "B", "B", ""]
 
@@ -170,12 +164,9 @@ def test_the_published_leaderboard_row(tmp_path: Path, claude_file: Path) -> Non
 def test_every_preference_is_exported_to_the_last_digit(tmp_path: Path, claude_file: Path):
     given = [r["preference"] for r in json.loads(claude_file.read_text(encoding="utf-8"))]
     path = new_project(tmp_path)
-    out = tmp_path / "out.csv"
     with open_project(path) as store:
         import_file(store, claude_file)
-        export_project(store, out)
-    with out.open(newline="", encoding="utf-8") as fh:
-        exported = [r["overall_preference"] for r in csv.DictReader(fh)]
+    exported = [r["overall_preference"] for r in export_rows(path, tmp_path / "out.csv")]
     assert exported == [repr(p) for p in given]
     assert [float(p) for p in exported] == given
 

@@ -4,6 +4,7 @@ that Ctrl+J asks. Real project files, the real CLI, the project's own test serve
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -153,6 +154,12 @@ def test_switching_judges_by_keyboard_updates_everything(qtbot, two_judges) -> N
     qtbot.waitUntil(lambda: "6 pairs · 6 judged" in win.counts_label.text(), timeout=5000)
     qtbot.waitUntil(lambda: "judge judge-one" in win.stats_panel.heading.text(), timeout=5000)
     assert win.profile_box.currentText() == "test"  # the profile asked is its own choice
+    exported: dict = {}  # the window exports what it shows
+    out = project.with_name("shown.csv")
+    win.runner.start(win.ctl.export_work(out), on_done=lambda r: exported.update(r=r))
+    qtbot.waitUntil(lambda: "r" in exported, timeout=10_000)
+    with out.open(newline="", encoding="utf-8") as fh:
+        assert {r["judge_model"] for r in csv.DictReader(fh)} == {"judge-one"}
     press(qtbot, Qt.Key.Key_J)  # the keys act on pairs again
     assert win.ctl.current.external_id == "p5"
 

@@ -87,3 +87,30 @@ def test_the_pickers_lists_come_from_the_index(tmp_path: Path) -> None:
     assert [(c.judge, c.pairs) for c in names] == [("local", None), ("cli", None)]
     assert [(c.judge, c.pairs) for c in counted] == [("local", 1), ("cli", 3)]
     assert "COVERING INDEX judge_results_recent" in str(plan)
+
+
+def test_rubrics_are_found_by_index_in_the_order_they_were_first_used(tmp_path: Path) -> None:
+    """rubric_names seeks along the index; it must list what grouping every row lists."""
+    from desktop.adapters.store.rubrics import rubric_names
+    from tests.stats_helpers import review
+
+    path = build(tmp_path)  # alpaca-eval first, then r
+    with open_project(path) as store:
+        add_rubric(store, "later", ("overall",))
+        add_rubric(store, "reviewed-only", ("precision", "overall"))
+        judge(store, 2, rubric="later", model="zz")
+        judge(store, 1, rubric="later", model="aa")  # a judge named first, used last
+        judge(store, 3, rubric="r", model="newer")  # r is no younger for a new judge
+        review(store, "p1", "overall", "A", rubric="reviewed-only")
+        reference = [
+            r[0]
+            for r in store.conn.execute(
+                "SELECT name FROM ("
+                " SELECT rubric_name AS name, min(id) AS first FROM judge_results"
+                " GROUP BY rubric_name UNION ALL"
+                " SELECT rubric_name, min(id) + 1e12 FROM human_verdicts GROUP BY rubric_name"
+                ") GROUP BY name ORDER BY min(first)"
+            )
+        ]
+        assert rubric_names(store) == reference
+    assert reference == ["alpaca-eval", "r", "later", "reviewed-only"]

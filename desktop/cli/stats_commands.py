@@ -90,7 +90,7 @@ def cmd_judges(args: argparse.Namespace) -> int:
     with open_project(args.project, readonly=_readonly(args.project)) as store:
         table = judge_table(store)
     if args.json:
-        print_json([dataclasses.asdict(row) for row in table])
+        print_json([row._asdict() for row in table])
     elif not table:
         print(f"{args.project}: no judge answers yet")
     else:

@@ -4,14 +4,13 @@ for the window's judge picker; the picker's queries are index seeks (see ``resul
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import judge_models, judge_pair_counts, judge_summaries
 
 
-@dataclass(frozen=True)
-class JudgeRow:
+class JudgeRow(NamedTuple):
     """One judge's answers for one rubric (each order of a pair counted)."""
 
     rubric: str
@@ -26,8 +25,7 @@ class JudgeRow:
     origins: list[str]  # "model", "batch", "import"
 
 
-@dataclass(frozen=True)
-class JudgeChoice:
+class JudgeChoice(NamedTuple):
     """An entry of the window's judge picker."""
 
     judge: str

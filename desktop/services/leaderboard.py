@@ -9,27 +9,22 @@ outputs (every pair of it, judged or not), cut to an integer.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.verdict_stream import iter_pair_records
-from desktop.domain.head_to_head import HeadToHeadCounter
+from desktop.domain.head_to_head import HeadToHead, HeadToHeadCounter
 from desktop.services.exporting import dimensions_of
 from desktop.services.stats import pick_judge
 
 
-@dataclass(frozen=True)
-class LeaderboardRow:
+@dataclass(frozen=True, kw_only=True)
+class LeaderboardRow(HeadToHead):
+    """AlpacaEval's figures for one generator, flat, as a row of its leaderboard."""
+
     dimension: str
     generator: str | None
     baseline: str | None
-    win_rate: float | None
-    standard_error: float | None
-    n_wins: int
-    n_wins_base: int
-    n_draws: int
-    n_total: int
-    discrete_win_rate: float | None
     avg_length: int
 
 
@@ -59,20 +54,13 @@ def leaderboard(store: ProjectStore, rubric: str, judge_model: str | None = None
     for dim in dims:
         block = []
         for (generator, baseline), per_dim in counters.items():
-            figures = per_dim[dim].finish()
             length, count = lengths[(generator, baseline)]
             block.append(
                 LeaderboardRow(
+                    **asdict(per_dim[dim].finish()),
                     dimension=dim,
                     generator=generator,
                     baseline=baseline,
-                    win_rate=figures.win_rate,
-                    standard_error=figures.standard_error,
-                    n_wins=figures.n_wins,
-                    n_wins_base=figures.n_wins_base,
-                    n_draws=figures.n_draws,
-                    n_total=figures.n_total,
-                    discrete_win_rate=figures.discrete_win_rate,
                     avg_length=int(length / count),
                 )
             )

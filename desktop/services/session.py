@@ -305,14 +305,17 @@ class ReviewSession:
         return work
 
     def export_work(self, out: Path) -> Work:
-        path, rubric = self.path, self.rubric_name
+        """Export what the window shows: this rubric, and the verdicts of the judge shown."""
+        path, rubric, judge = self.path, self.rubric_name, self.shown_judge
         fmt = "jsonl" if out.suffix.lower() == ".jsonl" else "csv"
 
         def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
             from desktop.services.exporting import export_project
 
             with open_project(path, readonly=True) as store:
-                return export_project(store, out, rubric=rubric, fmt=fmt, progress=progress)
+                return export_project(
+                    store, out, rubric=rubric, fmt=fmt, judge_model=judge, progress=progress
+                )
 
         return work
 

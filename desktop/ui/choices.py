@@ -101,8 +101,9 @@ class Choices:
             box.addItem(NO_JUDGE, None)
         box.setCurrentIndex(max(0, box.findData(shown)) if shown is not None else box.count() - 1)
         box.blockSignals(False)
-        self.corner.adjustSize()  # wider names or counts: the menu bar makes room
-        self.menuBar().setCornerWidget(self.corner)  # (setting it again lays it out anew)
+        if self.isVisible():  # wider names or counts: the menu bar makes room
+            self.corner.adjustSize()
+            self.menuBar().setCornerWidget(self.corner)  # (set again, it is laid out anew)
 
     def refresh_judges(self) -> None:
         """Count each judge's pairs off the GUI thread and show them in the picker; a

@@ -18,6 +18,10 @@ Targets (from the issue), each against a reference measured in the same run:
 * no event-loop stall over 100 ms while the window judges 2,000 pairs (test server in its
   own process, 100 ms per answer).
 
+The project carries answers of four judges for every pair (an imported annotator and three
+runs), so the window opens with its judge picker full; the picker's queries and a switch
+of judge are timed too.
+
 Prints one JSON object on stdout; exits non-zero only when something fails, never on time.
 
     .venv/bin/python tests/bench/bench_gui.py            # 100,000 pairs
@@ -262,6 +266,7 @@ def in_process(project: Path, presses: int) -> dict[str, float]:
         "next_pair_p50_ms": statistics.median(times),
         "next_pair_p95_ms": statistics.quantiles(times, n=20)[-1],
         "next_pair_max_ms": max(times),
+        **judge_picker(app, window),
     }
     for label, word in (("rare", RARE_WORD), ("common", "altitude")):
         window.search.blockSignals(True)  # measure the search, not the typing debounce
@@ -275,6 +280,35 @@ def in_process(project: Path, presses: int) -> dict[str, float]:
         figures[f"search_{label}_rows"] = window.model.rowCount()
     window.close()
     return figures
+
+
+def judge_picker(app, window) -> dict[str, float]:
+    """The judge picker on the planted judges: the names the window opens with (on the
+    GUI thread), the pairs each answered (off it), and switching to another judge until
+    the list and the pair's verdicts are painted."""
+    from desktop.services.judges import judge_choices, judge_names
+
+    store, rubric = window.ctl.store, window.ctl.rubric_name
+    start = time.perf_counter()
+    names = judge_names(store, rubric)
+    names_ms = (time.perf_counter() - start) * 1000
+    start = time.perf_counter()
+    counted = judge_choices(store, rubric)
+    counts_ms = (time.perf_counter() - start) * 1000
+    other = next(c.judge for c in counted if c.judge != window.ctl.judge_model)
+    start = time.perf_counter()
+    window.show_judge(other)
+    window.table.repaint()
+    window.verdicts.repaint()
+    switch_ms = (time.perf_counter() - start) * 1000
+    app.processEvents()
+    return {
+        "judges": len(names),
+        "judge_answers": sum(c.pairs or 0 for c in counted),
+        "judge_names_ms": names_ms,
+        "judge_counts_ms": counts_ms,
+        "judge_switch_ms": switch_ms,
+    }
 
 
 def job_stalls(work: Path, n: int) -> dict[str, float]:
@@ -429,6 +463,7 @@ def main(argv: list[str] | None = None) -> int:
                 env={**os.environ, "PYTHONPATH": str(REPO)},
             )
         plant_rare_word(project)
+        plant_judges(project)
         compileall.compile_dir(REPO / "desktop", quiet=1)
         first = without_bytecode(work)
         runs: dict[str, list[Start]] = {"bare": [], "ours": [], "first": [], "qt": []}

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import now
-from desktop.domain.results import JudgeResult
+
+if TYPE_CHECKING:  # the window lists judges at start-up without loading the result types
+    from desktop.domain.results import JudgeResult
 
 _COLUMNS = (
     "pair_id",
