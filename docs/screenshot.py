@@ -26,6 +26,7 @@ def main() -> int:
     for name in ("TIEBREAK_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME"):
         os.environ[name] = str(scratch / name.lower())
 
+    from PySide6.QtCore import QPoint
     from PySide6.QtGui import QPainter
     from PySide6.QtWidgets import QApplication
 
@@ -59,10 +60,9 @@ def main() -> int:
     popup = window.judge_box.view().window()
     wait(lambda: False, 0.5)  # let the last repaint land
     shot = window.grab()
-    painter = QPainter(shot)  # the list is a window of its own: drawn where it opened
-    painter.drawPixmap(
-        window.mapFromGlobal(popup.mapToGlobal(popup.rect().topLeft())), popup.grab()
-    )
+    painter = QPainter(shot)  # the list is a window of its own: drawn under its box
+    box = window.judge_box
+    painter.drawPixmap(box.mapTo(window, QPoint(0, box.height())), popup.grab())
     painter.end()
     if not shot.save(str(args.out), "PNG"):
         raise SystemExit(f"{args.out}: could not be written")
