@@ -96,6 +96,12 @@ def test_an_imported_annotator_shows_at_once(qtbot, tmp_path: Path) -> None:
     for _ in range(9):
         press(qtbot, Qt.Key.Key_J)
     assert (row.judge.text(), row.conf.text()) == ("B", f"{10 / N:.2f}")
+    press(qtbot, Qt.Key.Key_S)  # the dock states the generator's figures, AlpacaEval's way
+    mean = sum(i / N for i in range(1, N + 1)) / N * 100
+    qtbot.waitUntil(
+        lambda: f"gen (B) wins {mean:.2f}%" in win.stats_panel.matrix_title.text(), timeout=5000
+    )
+    assert "against base (A) by the judge" in win.stats_panel.matrix_title.text()
 
 
 @pytest.fixture
