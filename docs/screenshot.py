@@ -1,6 +1,7 @@
 """Make docs/screenshot.png: the window on the built-in demo project, its first pairs judged
-by the offline local model (the real llama.cpp server), two verdicts of a reviewer, and the
-agreement dock open. Uses a scratch config folder, so a reviewer's own settings are safe.
+by the offline local model (the real llama.cpp server), two verdicts of a reviewer, the
+agreement dock open, and the judge picker (G) open over it, as a reviewer sees it. Uses a
+scratch config folder, so a reviewer's own settings are safe.
 
     xvfb-run -s "-screen 0 1600x1000x24" .venv/bin/python docs/screenshot.py [--judge N]
 """
@@ -25,6 +26,8 @@ def main() -> int:
     for name in ("TIEBREAK_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME"):
         os.environ[name] = str(scratch / name.lower())
 
+    from PySide6.QtCore import QPoint
+    from PySide6.QtGui import QPainter
     from PySide6.QtWidgets import QApplication
 
     from desktop.domain.verdicts import Verdict
@@ -52,8 +55,16 @@ def main() -> int:
     window.set_verdict("depth", Verdict.B)
     window.show_stats_dock(True)
     wait(lambda: window._stats_task is None and window._counts_task is None, 30.0)
+    wait(lambda: window._judges_task is None, 10.0)
+    window.focus_judge()  # G: the judge picker, open
+    popup = window.judge_box.view().window()
     wait(lambda: False, 0.5)  # let the last repaint land
-    if not window.grab().save(str(args.out), "PNG"):
+    shot = window.grab()
+    painter = QPainter(shot)  # the list is a window of its own: drawn under its box
+    box = window.judge_box
+    painter.drawPixmap(box.mapTo(window, QPoint(0, box.height())), popup.grab())
+    painter.end()
+    if not shot.save(str(args.out), "PNG"):
         raise SystemExit(f"{args.out}: could not be written")
     print(args.out)
     window.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 from pathlib import Path
@@ -36,3 +37,13 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
     )
     return path
+
+
+def export_rows(path: Path, out: Path, **options: Any) -> list[dict[str, str]]:
+    """The project exported to CSV through the service, read back as rows."""
+    from desktop.services.exporting import export_project
+
+    with open_project(path, readonly=True) as store:
+        export_project(store, out, **options)
+    with out.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))

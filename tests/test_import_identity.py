@@ -231,7 +231,7 @@ def test_an_old_project_recognises_its_pairs_after_the_upgrade(tmp_path: Path) -
     wizard = write_json(tmp_path / "wizard.json", wizard_rows)
     with open_project(project) as store:
         applied = [r[0] for r in store.conn.execute("SELECT name FROM _sqlite_migrations")]
-        assert applied[-1] == "m002_pair_identity"
+        assert "m002_pair_identity" in applied
         assert import_file(store, tulu).added == 0  # the same file: duplicates
         assert (
             import_file(

@@ -25,5 +25,7 @@ def test_wheel_contains_prompts_and_resources(tmp_path: Path) -> None:
     shipped = {p.name for p in (ROOT / "prompts").glob("*.toml")}
     assert shipped and all(f"desktop/_data/prompts/{n}" in names for n in shipped)
     assert any(n.startswith("desktop/_data/resources/") for n in names)
+    for shipped_file in ("tiebreak.desktop", "tiebreak-mime.xml", "tiebreak.svg"):
+        assert f"desktop/_data/resources/desktop/{shipped_file}" in names
     assert "desktop/cli/main.py" in names
     assert not any(n.startswith("tests/") for n in names)

@@ -13,6 +13,7 @@ import pytest
 
 from desktop.adapters.store import open_project
 from desktop.adapters.store.migrations import APPLICATION_ID
+from desktop.adapters.store.schema import MIGRATION_NAMES
 from desktop.domain.errors import ProjectError
 from tests.helpers import new_project
 
@@ -31,7 +32,11 @@ def test_new_project_is_wal_and_versioned(tmp_path: Path) -> None:
         )
     with open_project(path) as store:  # reopening applies nothing new
         applied = store.conn.execute("SELECT name FROM _sqlite_migrations").fetchall()
-        assert [r[0] for r in applied] == ["m001_initial", "m002_pair_identity"]
+        assert [r[0] for r in applied] == [
+            "m001_initial",
+            "m002_pair_identity",
+            "m003_judge_preference",
+        ]
 
 
 def test_new_refuses_existing_file(tmp_path: Path) -> None:
@@ -147,7 +152,6 @@ def test_locked_by_another_writer(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 def test_schema_names_match_the_migrations() -> None:
     from desktop.adapters.store.migrations import known_migrations
-    from desktop.adapters.store.schema import MIGRATION_NAMES
 
     assert known_migrations() == MIGRATION_NAMES
 

@@ -179,3 +179,21 @@ def cmd_override(args: argparse.Namespace) -> int:
     shown = verdict.value if verdict else "cleared"
     print(f"{pair.label}: {args.dimension} = {shown} (rubric {rubric})")
     return 0
+
+
+def cmd_install_desktop(args: argparse.Namespace) -> int:
+    from desktop.adapters import desktop_entry
+
+    if args.uninstall:
+        report = desktop_entry.uninstall()
+        for path in report.removed:
+            print(f"removed {path}")
+    else:
+        report = desktop_entry.install()
+        for path in report.written:
+            print(f"wrote {path}")
+    for tool in report.ran:
+        print(f"ran {tool}")
+    for tool in report.missing:
+        print(f"{tool} is not installed here: the desktop sees the change at its next start")
+    return 0

@@ -21,13 +21,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tiebreak",
         description="Review pairs of AI responses with an LLM judge."
-        " With no command, opens the window.",
+        " With no command, opens the window on the last project; 'tiebreak FILE.tiebreak'"
+        " opens that project.",
     )
     parser.add_argument("--version", action="version", version=f"tiebreak {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("open", help="open a project in the review window")
     p.add_argument("project", type=Path)
+
+    p = sub.add_parser(
+        "install-desktop",
+        help="add Tiebreak to the desktop's menus and open .tiebreak files with it"
+        " (this user, under $XDG_DATA_HOME)",
+    )
+    p.add_argument("--uninstall", action="store_true", help="remove what install-desktop added")
 
     p = sub.add_parser("new", help="create an empty project file")
     p.add_argument("project", type=Path)
@@ -110,6 +118,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--limit", type=count_or_all, default=20, help="flips to list (default 20; JSON: all)"
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals")
+    p.add_argument(
+        "--by",
+        choices=["model"],
+        help="instead: one row per generator (model_b against model_a as baseline),"
+        " AlpacaEval's leaderboard",
+    )
+
+    p = sub.add_parser(
+        "judges", help="every judge with answers: per rubric, answers, failures, errors, when"
+    )
+    p.add_argument("project", type=Path)
+    p.add_argument("--json", action="store_true")
 
     p = sub.add_parser(
         "merge", help="merge another reviewer's verdicts from their project or an exported CSV"
@@ -188,13 +208,21 @@ def _reported(run: Callable[[], int]) -> int:
 
 
 def _window_request(words: list[str]) -> Path | bool | None:
-    """`tiebreak` or `tiebreak open PROJECT` start the window without building the whole
-    command parser (25 subcommands cost a noticeable part of the window's start-up):
-    None for the last project, a Path, or False for anything else."""
+    """`tiebreak`, `tiebreak open PROJECT` and `tiebreak PROJECT` start the window without
+    building the whole command parser (25 subcommands cost a noticeable part of the
+    window's start-up): None for the last project, a Path, or False for anything else.
+
+    A lone word is a project when it is named like one (``*.tiebreak``) or is a path (a
+    file manager or the desktop entry passes the absolute path of the file opened), so
+    a command name is never taken for a file."""
     if not words:
         return None
     if len(words) == 2 and words[0] == "open" and not words[1].startswith("-"):
         return Path(words[1])
+    if len(words) == 1 and not words[0].startswith("-"):
+        word = words[0]
+        if word.lower().endswith(".tiebreak") or "/" in word or os.sep in word:
+            return Path(word)
     return False
 
 

@@ -9,8 +9,15 @@ import os
 from pathlib import Path
 
 from desktop.adapters.store import open_project
+from desktop.adapters.store.project import ProjectStore
 from desktop.cli.main import print_json
-from desktop.cli.stats_format import comparison_lines, queue_lines, stats_lines
+from desktop.cli.stats_format import (
+    comparison_lines,
+    judges_lines,
+    leaderboard_lines,
+    queue_lines,
+    stats_lines,
+)
 from desktop.domain.agreement import LABELS
 from desktop.domain.errors import TiebreakError
 from desktop.services.exporting import choose_rubric
@@ -40,6 +47,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
             else:
                 print("\n".join(comparison_lines(result, limit=args.limit)))
             return 0
+        if args.by == "model":
+            return _by_model(store, args)
         from desktop.services.stats import compute_stats
 
         stats = compute_stats(store, args.rubric, args.judge_model, seed=args.seed)
@@ -56,6 +65,36 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print(f"{args.project}: no verdicts yet")
         return 0
     print("\n\n".join("\n".join(stats_lines(s)) for s in stats))
+    return 0
+
+
+def _by_model(store: ProjectStore, args: argparse.Namespace) -> int:
+    from desktop.adapters.store.rubrics import rubric_names
+    from desktop.services.exporting import require_rubric
+    from desktop.services.leaderboard import leaderboard
+
+    names = [require_rubric(store, args.rubric)] if args.rubric else rubric_names(store)
+    boards = [leaderboard(store, name, args.judge_model) for name in names]
+    if args.json:
+        print_json({"rubrics": [dataclasses.asdict(b) for b in boards]})
+    elif not boards:
+        print(f"{args.project}: no verdicts yet")
+    else:
+        print("\n\n".join("\n".join(leaderboard_lines(b)) for b in boards))
+    return 0
+
+
+def cmd_judges(args: argparse.Namespace) -> int:
+    from desktop.services.judges import judge_table
+
+    with open_project(args.project, readonly=_readonly(args.project)) as store:
+        table = judge_table(store)
+    if args.json:
+        print_json([row._asdict() for row in table])
+    elif not table:
+        print(f"{args.project}: no judge answers yet")
+    else:
+        print("\n".join(judges_lines(table)))
     return 0
 
 

@@ -41,6 +41,19 @@ def preference_verdict(value: Any) -> tuple[Verdict, float | None] | None:
     return verdict, (round(p, 6) if fractional else None)
 
 
+def preference_as_given(value: Any) -> int | float:
+    """A valid ``preference`` as the file wrote it: an integer stays an integer, anything
+    else is the float the text denotes (every digit a JSON or CSV number can carry)."""
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            return float(value)
+    return float(value)
+
+
 def annotation_verdict(value: Any) -> Verdict | None:
     """One human annotation of an HREF-style row: a preference number or A/B/tie text."""
     if isinstance(value, str):

@@ -88,7 +88,7 @@ def export_columns(dimensions: tuple[str, ...]) -> tuple[str, ...]:
     per_dim = tuple(
         f"{d}_{part}"
         for d in dimensions
-        for part in ("model", "human", "final", "confidence", "consistent")
+        for part in ("model", "human", "final", "confidence", "preference", "consistent")
     )
     return (*PAIR_FIELDS, "rubric", "judge_model", "judge_status", *per_dim, "metadata")
 
@@ -168,7 +168,7 @@ def _rows(
     sql = (
         f"SELECT {pair_cols}, p.metadata,"
         " ab.status, ab.verdicts, ab.confidence, ba.id IS NOT NULL, ba.status, ba.verdicts,"
-        f" ba.confidence, {human}"
+        f" ba.confidence, {human}, ab.preference"
         " FROM pairs p"
         f" LEFT JOIN judge_results ab ON ab.id = ({latest.format('AB')})"
         f" LEFT JOIN judge_results ba ON ba.id = ({latest.format('BA')})"
@@ -185,6 +185,7 @@ def _rows(
         fc = _loads(ab_c) if ab_c else {}
         bv = _loads(ba_v) if ba_v else {}
         bc = _loads(ba_c) if ba_c else {}
+        prefs = _loads(row[n_pair + 9]) if row[n_pair + 9] else {}
         out = [*_blank(row[:n_pair], text), rubric_cell, model_cell if status else "", status]
         by_dim: dict[str, list[str]] = {}
         if row[n_pair + 8]:
@@ -206,6 +207,7 @@ def _rows(
                 human_v or "",
                 final or "",
                 "" if conf is None else round(conf, 4),
+                prefs.get(dim, ""),  # as the file gave it: every digit, never rounded
                 "" if consistent is None else ("yes" if consistent else "no"),
             ]
         out.append(text(row[n_pair] or ""))

@@ -32,6 +32,7 @@ from desktop.domain.annotations import (
     BadAnnotation,
     annotation_items,
     annotation_verdict,
+    preference_as_given,
     preference_verdict,
 )
 from desktop.domain.columns import REQUIRED
@@ -290,6 +291,7 @@ class _Job:
                         status=Status.OK,
                         verdicts={"overall": verdict},
                         confidence={"overall": confidence} if confidence is not None else {},
+                        preference={"overall": preference_as_given(fields["preference"])},
                         raw_completion=_raw_completion(fields),
                         origin="import",
                     )

@@ -1,5 +1,7 @@
-"""A reviewer's session on one project: the chosen rubric and model, the current pair,
-verdict edits and background work. Plain Python, so the window stays a thin layer."""
+"""A reviewer's session on one project: the chosen rubric, whose verdicts are shown (any
+judge with answers: an imported annotator, a command-line run, a profile), which profile
+Ctrl+J asks, the current pair, verdict edits and background work. Plain Python, so the
+window stays a thin layer."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from desktop.domain.errors import TiebreakError
 from desktop.domain.pairs import Pair
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.verdicts import Verdict
-from desktop.services import review, rubric_index
+from desktop.services import judges, review, rubric_index
 from desktop.services.app_settings import AppSettings
 from desktop.services.overrides import default_reviewer, override
 
@@ -39,6 +41,7 @@ class ReviewSession:
         saved = self.store.get_setting("rubric")
         self.rubric_name = saved if saved in self.rubric_choices() else self._default_rubric()
         self.dimensions = rubric_index.dimensions_for(self.store, self.rubric_name)
+        self.shown_judge = self._latest_judge()
 
     @classmethod
     def open(cls, path: Path, settings: AppSettings) -> ReviewSession:
@@ -66,14 +69,30 @@ class ReviewSession:
         self.dimensions = rubric_index.dimensions_for(self.store, name)
         self.rubric_name = name
         self.store.set_setting("rubric", name)
+        self.shown_judge = self._latest_judge()
 
     def choose_profile(self, name: str) -> None:
+        """The profile Ctrl+J asks; whose verdicts are shown is chosen apart."""
         self.profile = get_profile(name)
         self.settings.profile = name
 
+    def judge_names(self) -> list[judges.JudgeChoice]:
+        """The rubric's judges, most recent answers first, not yet counted (index seeks:
+        quick enough while the window opens; ``judges_work`` counts them)."""
+        return judges.judge_names(self.store, self.rubric_name)
+
+    def choose_judge(self, name: str | None) -> None:
+        self.shown_judge = name
+
+    def _latest_judge(self) -> str | None:
+        names = self.judge_names()
+        return names[0].judge if names else None
+
     @property
     def judge_model(self) -> str:
-        return self.profile.model
+        """The judge whose verdicts are shown: the one chosen, else (a rubric nobody has
+        answered yet) the model Ctrl+J asks, so its first answer shows as it arrives."""
+        return self.shown_judge or self.profile.model
 
     # ---- reading ----------------------------------------------------------------------
     def rows(
@@ -127,7 +146,10 @@ class ReviewSession:
 
     def judge_summary(self, views: review.PairVerdicts | None) -> str:
         if views is None or not views.judge:
-            return f"judge: {self.judge_model} — not judged yet (Ctrl+J)"
+            return (
+                f"judge: {self.judge_model} — not judged yet"
+                f" (Ctrl+J asks {self.profile.name}: {self.profile.model})"
+            )
         parts = []
         for detail in views.judge:
             text = f"{detail.order}: {detail.status}"
@@ -250,6 +272,11 @@ class ReviewSession:
 
         return self._read_work(queue)
 
+    def judges_work(self) -> Work:
+        """The rubric's judges with the pairs each answered, counted off the GUI thread."""
+        rubric = self.rubric_name
+        return self._read_work(lambda store: judges.judge_choices(store, rubric))
+
     def counts_work(self) -> Work:
         """(pairs, judged, reviewed), counted off the GUI thread: a 100,000-pair project
         takes tens of milliseconds."""
@@ -278,14 +305,17 @@ class ReviewSession:
         return work
 
     def export_work(self, out: Path) -> Work:
-        path, rubric = self.path, self.rubric_name
+        """Export what the window shows: this rubric, and the verdicts of the judge shown."""
+        path, rubric, judge = self.path, self.rubric_name, self.shown_judge
         fmt = "jsonl" if out.suffix.lower() == ".jsonl" else "csv"
 
         def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
             from desktop.services.exporting import export_project
 
             with open_project(path, readonly=True) as store:
-                return export_project(store, out, rubric=rubric, fmt=fmt, progress=progress)
+                return export_project(
+                    store, out, rubric=rubric, fmt=fmt, judge_model=judge, progress=progress
+                )
 
         return work
 

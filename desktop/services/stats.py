@@ -19,6 +19,7 @@ from desktop.adapters.store.rubrics import rubric_names
 from desktop.adapters.store.verdict_stream import PairRecord, iter_pair_records
 from desktop.domain import agreement as ag
 from desktop.domain.errors import TiebreakError
+from desktop.domain.head_to_head import HeadToHead, HeadToHeadCounter
 from desktop.domain.sampling import bootstrap_win_rate
 from desktop.domain.verdicts import Verdict
 from desktop.services.exporting import dimensions_of, require_rubric
@@ -58,6 +59,7 @@ class ReviewerStats:
 @dataclass(frozen=True)
 class DimensionStats:
     dimension: str
+    judge_h2h: HeadToHead  # B (the generator) against A (the baseline), AlpacaEval's figures
     judge_win: WinRate
     human_win: WinRate
     judge_longer: float | None  # share of decisive verdicts for the longer response
@@ -76,6 +78,9 @@ class Section:
     """All pairs, or the pairs of one category."""
 
     name: str
+    baseline: str | None  # every pair's model_a, where they all name the same one
+    generator: str | None  # likewise model_b
+    generators: int  # distinct model_b names
     pairs: int
     judged: int
     reviewed: int
@@ -93,6 +98,7 @@ class Stats:
     dimensions: tuple[str, ...]
     overall: Section
     categories: list[Section] = field(default_factory=list)
+    other_judges: list[str] = field(default_factory=list)  # with answers for the rubric
 
 
 def compute_stats(
@@ -133,6 +139,7 @@ def rubric_stats(
     resamples: int = 2000,
 ) -> Stats:
     model = pick_judge(store, rubric, judge_model)
+    others = [m for m in judge_models(store, rubric) if m != model]
     dims = dimensions_of(store, rubric)
     overall = _SectionAcc(dims)
     categories: dict[str, _SectionAcc] = {}
@@ -147,6 +154,7 @@ def rubric_stats(
         dimensions=dims,
         overall=overall.finish(ALL, **finish),
         categories=[categories[c].finish(c, **finish) for c in sorted(categories)],
+        other_judges=others,
     )
 
 
@@ -155,6 +163,7 @@ class _DimAcc:
 
     def __init__(self) -> None:
         self.judge = [0, 0, 0]
+        self.h2h = HeadToHeadCounter()
         self.human = [0, 0, 0]
         self.judge_longer = [0, 0]  # (chose the longer, decisive with unequal lengths)
         self.human_longer = [0, 0]
@@ -176,6 +185,9 @@ class _DimAcc:
         if judge is not None:
             self.judge[_I[judge]] += 1
             _count_longer(self.judge_longer, judge, record)
+        preference = record.preference(dim)
+        if preference is not None:
+            self.h2h.add(preference)
         if human is not None:
             self.human[_I[human]] += 1
             _count_longer(self.human_longer, human, record)
@@ -201,6 +213,7 @@ class _DimAcc:
     def finish(self, dim: str, rng_key: str, *, seed: int, resamples: int) -> DimensionStats:
         return DimensionStats(
             dimension=dim,
+            judge_h2h=self.h2h.finish(),
             judge_win=_win(self.judge, f"{seed}:{rng_key}:{dim}:judge", resamples),
             human_win=_win(self.human, f"{seed}:{rng_key}:{dim}:human", resamples),
             judge_longer=_share(*self.judge_longer),
@@ -244,6 +257,10 @@ def _count_longer(acc: list[int], verdict: Verdict, record: PairRecord) -> None:
         acc[1] += 1
 
 
+def _only(names: set[str | None]) -> str | None:
+    return next(iter(names)) if len(names) == 1 else None
+
+
 def _share(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
@@ -260,9 +277,13 @@ class _SectionAcc:
         self.dims = {d: _DimAcc() for d in dims}
         self.pairs = self.judged = self.reviewed = 0
         self.statuses: Counter[str] = Counter()
+        self.baselines: set[str | None] = set()
+        self.generators: set[str | None] = set()
 
     def add(self, record: PairRecord) -> None:
         self.pairs += 1
+        self.baselines.add(record.model_a)
+        self.generators.add(record.model_b)
         answers = [a for a in (record.ab, record.ba) if a is not None]
         self.judged += bool(answers)
         self.reviewed += bool(record.reviews)
@@ -276,6 +297,9 @@ class _SectionAcc:
         key = f"{rubric}:{name}"
         return Section(
             name=name,
+            baseline=_only(self.baselines),
+            generator=_only(self.generators),
+            generators=len(self.generators - {None}),
             pairs=self.pairs,
             judged=self.judged,
             reviewed=self.reviewed,

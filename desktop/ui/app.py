@@ -14,6 +14,7 @@ def run(start: Start, argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     app.setApplicationName("Tiebreak")
     app.setOrganizationName("tiebreak")
+    app.setDesktopFileName("tiebreak")  # the installed entry's icon and name (Wayland)
     if start.settings.font_size:
         font = app.font()
         font.setPointSize(start.settings.font_size)

@@ -48,6 +48,7 @@ class JudgeActions:
         if self.job is not None:
             self.statusBar().showMessage("a judge job is already running", 3000)
             return
+        self.show_judge(self.ctl.profile.model)  # what is asked for shows as it arrives
         swap = self.actions_by_name["toggle_swap"].isChecked()
         work = self.ctl.judge_work(pair_ids, swap=swap)
         self._job_state = None
@@ -95,6 +96,7 @@ class JudgeActions:
         self.cancel_button.hide()
         self.refresh_verdicts()
         self.refresh_counts()
+        self.refresh_judges()
 
     def _job_done(self, summary: Any) -> None:
         self._job_finished()

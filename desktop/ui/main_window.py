@@ -28,6 +28,7 @@ from desktop.services.app_settings import AppSettings, save_settings
 from desktop.services.heap import settle
 from desktop.services.review import FILTERS
 from desktop.services.session import ReviewSession as ReviewController
+from desktop.ui.choices import Choices
 from desktop.ui.file_actions import FileActions
 from desktop.ui.judge_actions import JudgeActions
 from desktop.ui.pair_list import COLUMN_WIDTHS, PairListModel, header_labels
@@ -45,7 +46,9 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QPaintEvent
 
 
-class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewTools, QMainWindow):
+class MainWindow(
+    VerdictActions, ViewActions, FileActions, JudgeActions, ReviewTools, Choices, QMainWindow
+):
     def __init__(self, controller: ReviewController, settings: AppSettings) -> None:
         super().__init__()
         self.ctl = controller
@@ -124,18 +127,7 @@ class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewT
         self.splitter.setStretchFactor(1, 4)
         self.splitter.setSizes([300, 1100])
         self.setCentralWidget(self.splitter)
-        self.rubric_box = QComboBox()
-        self.rubric_box.currentTextChanged.connect(self._rubric_chosen)
-        self.profile_box = QComboBox()
-        self.profile_box.currentTextChanged.connect(self._profile_chosen)
-        corner = self.corner = QWidget(self)  # kept: setCornerWidget does not take ownership
-        corner_layout = QHBoxLayout(corner)
-        corner_layout.setContentsMargins(0, 0, 6, 0)
-        corner_layout.addWidget(PlainLabel("rubric:"))
-        corner_layout.addWidget(self.rubric_box)
-        corner_layout.addWidget(PlainLabel("model:"))
-        corner_layout.addWidget(self.profile_box)
-        self.menuBar().setCornerWidget(corner)
+        self._build_choices()
         self.project_label = PlainLabel()
         self.counts_label = PlainLabel()
         self.progress = QProgressBar()
@@ -181,18 +173,10 @@ class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewT
         self._fill_recent()
         self.project_label.setText(controller.path.name)
         self.setWindowTitle(f"{controller.path.name} — Tiebreak")
-        self.rubric_box.blockSignals(True)
-        self.rubric_box.clear()
-        self.rubric_box.addItems(controller.rubric_choices())
-        self.rubric_box.setCurrentText(controller.rubric_name)
-        self.rubric_box.blockSignals(False)
-        self.profile_box.blockSignals(True)
-        self.profile_box.clear()
-        self.profile_box.addItems(controller.profile_choices())
-        self.profile_box.setCurrentText(controller.profile.name)
-        self.profile_box.blockSignals(False)
+        self._fill_choices()
         self.verdicts.set_dimensions(controller.dimensions)
         self.reload_list(keep=controller.saved_position())
+        self.after_first_paint(self.refresh_judges)  # the pair shows first, then the counts
         self.table.setFocus()  # the keys act on pairs from the start, not on the search box
 
     def _fill_recent(self) -> None:
@@ -326,29 +310,6 @@ class MainWindow(VerdictActions, ViewActions, FileActions, JudgeActions, ReviewT
 
     def next_flagged(self) -> None:
         self._step(lambda r: r.flagged)
-
-    # ---- rubric and profile -----------------------------------------------------------
-    def _rubric_chosen(self, name: str) -> None:
-        if name and name != self.ctl.rubric_name:
-            try:
-                self.ctl.choose_rubric(name)
-            except TiebreakError as exc:
-                self.error(str(exc))
-                return
-            self.verdicts.set_dimensions(self.ctl.dimensions)
-            self.verdicts_changed()
-            self.reload_list()
-
-    def _profile_chosen(self, name: str) -> None:
-        if name and name != self.ctl.profile.name:
-            try:
-                self.ctl.choose_profile(name)
-            except TiebreakError as exc:
-                self.error(str(exc))
-                return
-            save_settings(self.settings)  # the next start judges with the same model
-            self.verdicts_changed()
-            self.reload_list()
 
     # ---- window -----------------------------------------------------------------------
     def error(self, message: str) -> None:

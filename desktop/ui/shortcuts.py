@@ -40,6 +40,7 @@ SHORTCUTS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
     ("toggle_link", ("L",), "View", "Scroll A and B together"),
     ("toggle_blind", ("Ctrl+B",), "View", "Blind mode: hide the judge until you decide"),
     ("toggle_stats", ("S",), "View", "Agreement figures (judge vs reviewers)"),
+    ("focus_judge", ("G",), "View", "Choose whose verdicts are shown (the judge picker)"),
     ("focus_search", ("Ctrl+F", "/"), "View", "Search the pairs"),
     ("new_project", ("Ctrl+N",), "File", "New project"),
     ("open_project", ("Ctrl+O",), "File", "Open project"),

@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
 from desktop.ui.plain_text import PlainLabel
 
 if TYPE_CHECKING:  # the figures' module loads when they are first computed
-    from desktop.services.stats import DimensionStats, Stats, WinRate
+    from desktop.domain.head_to_head import HeadToHead
+    from desktop.services.stats import DimensionStats, Section, Stats, WinRate
 
 COLUMNS = ("dimension", "pairs", "agree", "no ties", "κ", "swap ok")
 COLUMN_TIPS = (
@@ -46,10 +47,27 @@ def _pct(value: float | None) -> str:
 
 
 def _win(win: WinRate) -> str:
-    """A's win rate with its 95% interval; a tie counts half."""
+    """B's win rate with its 95% interval; a tie counts half. The bootstrap is of A's
+    share, so B's interval is its complement."""
     if win.rate is None:
         return "–"
-    return f"{_pct(win.rate)} (95% CI {_pct(win.low)}–{_pct(win.high)}, n={win.n:,})"
+    low, high = 1 - (win.high or 0), 1 - (win.low or 0)
+    return f"{_pct(1 - win.rate)} (95% CI {_pct(low)}–{_pct(high)}, n={win.n:,})"
+
+
+def _h2h(h: HeadToHead) -> str:
+    """AlpacaEval's win rate of B from the judge's preferences, its standard error and
+    the discrete win rate (each preference rounded to a verdict first)."""
+    if h.win_rate is None:
+        return "–"
+    se = "" if h.standard_error is None else f" ± {h.standard_error:.2f}"
+    return f"{h.win_rate:.2f}%{se} (discrete {h.discrete_win_rate:.2f}%, n={h.n_total:,})"
+
+
+def _sides(s: Section) -> tuple[str, str]:
+    """How B and A are named: the generator and the baseline, where the pairs name one."""
+    b = f"{s.generator} (B)" if s.generator else "B"
+    return b, (f"{s.baseline} (A)" if s.baseline else "A")
 
 
 class _BarDelegate(QStyledItemDelegate):
@@ -112,6 +130,7 @@ class StatsPanel(QWidget):
         layout.addWidget(self.matrix, 1)
         layout.addLayout(buttons)
         self._dims: list[DimensionStats] = []
+        self._section: Section | None = None
 
     def show_stats(self, stats: Stats) -> None:
         self._stats = stats
@@ -131,6 +150,7 @@ class StatsPanel(QWidget):
             return
         name = self.section.currentText()
         s = next((c for c in stats.categories if c.name == name), stats.overall)
+        self._section = s
         self.heading.setText(
             f"{stats.rubric} · judge {stats.judge_model or 'none'} · {s.pairs:,} pairs,"
             f" {s.judged:,} judged, {s.reviewed:,} reviewed · parse failures"
@@ -170,8 +190,9 @@ class StatsPanel(QWidget):
         modes = " · ".join(
             f"{mode} {_pct(a.agreement)} of {a.n:,}" for mode, a in sorted(d.by_mode.items())
         )
+        b, a = _sides(self._section) if self._section else ("B", "A")
         self.matrix_title.setText(
-            f"{d.dimension}: A wins {_win(d.judge_win)} by the judge,"
+            f"{d.dimension}: {b} wins {_h2h(d.judge_h2h)} against {a} by the judge,"
             f" {_win(d.human_win)} by the humans"
             + (f"\nagreement by how the reviewer decided: {modes}" if modes else "")
             + f"\njudge × human, {d.vs_human.n:,} pairs:"

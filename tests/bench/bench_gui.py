@@ -18,6 +18,10 @@ Targets (from the issue), each against a reference measured in the same run:
 * no event-loop stall over 100 ms while the window judges 2,000 pairs (test server in its
   own process, 100 ms per answer).
 
+The project carries answers of four judges for every pair (an imported annotator and three
+runs), so the window opens with its judge picker full; the picker's queries and a switch
+of judge are timed too.
+
 Prints one JSON object on stdout; exits non-zero only when something fails, never on time.
 
     .venv/bin/python tests/bench/bench_gui.py            # 100,000 pairs
@@ -262,6 +266,7 @@ def in_process(project: Path, presses: int) -> dict[str, float]:
         "next_pair_p50_ms": statistics.median(times),
         "next_pair_p95_ms": statistics.quantiles(times, n=20)[-1],
         "next_pair_max_ms": max(times),
+        **judge_picker(app, window),
     }
     for label, word in (("rare", RARE_WORD), ("common", "altitude")):
         window.search.blockSignals(True)  # measure the search, not the typing debounce
@@ -275,6 +280,35 @@ def in_process(project: Path, presses: int) -> dict[str, float]:
         figures[f"search_{label}_rows"] = window.model.rowCount()
     window.close()
     return figures
+
+
+def judge_picker(app, window) -> dict[str, float]:
+    """The judge picker on the planted judges: the names the window opens with (on the
+    GUI thread), the pairs each answered (off it), and switching to another judge until
+    the list and the pair's verdicts are painted."""
+    from desktop.services.judges import judge_choices, judge_names
+
+    store, rubric = window.ctl.store, window.ctl.rubric_name
+    start = time.perf_counter()
+    names = judge_names(store, rubric)
+    names_ms = (time.perf_counter() - start) * 1000
+    start = time.perf_counter()
+    counted = judge_choices(store, rubric)
+    counts_ms = (time.perf_counter() - start) * 1000
+    other = next(c.judge for c in counted if c.judge != window.ctl.judge_model)
+    start = time.perf_counter()
+    window.show_judge(other)
+    window.table.repaint()
+    window.verdicts.repaint()
+    switch_ms = (time.perf_counter() - start) * 1000
+    app.processEvents()
+    return {
+        "judges": len(names),
+        "judge_answers": sum(c.pairs or 0 for c in counted),
+        "judge_names_ms": names_ms,
+        "judge_counts_ms": counts_ms,
+        "judge_switch_ms": switch_ms,
+    }
 
 
 def job_stalls(work: Path, n: int) -> dict[str, float]:
@@ -365,6 +399,47 @@ def plant_rare_word(project: Path) -> None:
         )
 
 
+JUDGES = ("annotator-gpt4", "judge-a", "judge-b", "judge-c")
+
+
+def plant_judges(project: Path, judges: tuple[str, ...] = JUDGES) -> None:
+    """Answers of several judges for every pair, as an imported annotator and earlier
+    command-line runs leave them: the window must still open promptly and list them."""
+    import random
+    import sqlite3
+
+    rng = random.Random(7)
+    with sqlite3.connect(project) as conn:
+        conn.execute(
+            "INSERT INTO rubrics(hash, name, title, dimensions, kind, text, added_at)"
+            " VALUES ('bench-rubric', 'alpaca-eval', 'bench', '[\"overall\"]', 'imported',"
+            " 'bench', '2025-01-01T00:00:00')"
+        )
+        ids = [r[0] for r in conn.execute("SELECT id FROM pairs ORDER BY id")]
+        for judge in judges:
+            rows = []
+            for pid in ids:
+                preference = rng.random() + 1
+                verdict = "B" if preference > 1.5 else "A"
+                rows.append(
+                    (
+                        pid,
+                        judge,
+                        f'{{"overall": "{verdict}"}}',
+                        f'{{"overall": {preference!r}}}',
+                        rng.choice(("ok",) * 30 + ("parse-failure", "error")),
+                    )
+                )
+            conn.executemany(
+                "INSERT INTO judge_results(pair_id, rubric_hash, rubric_name, judge_model,"
+                " settings_hash, ord, verdicts, preference, status, origin, created_at)"
+                " VALUES (?, 'bench-rubric', 'alpaca-eval', ?, 'imported', 'AB', ?, ?, ?,"
+                " 'import', '2025-01-01T00:00:00')",
+                rows,
+            )
+        conn.execute("INSERT OR REPLACE INTO settings VALUES ('rubric', 'alpaca-eval')")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5,000 pairs, for CI")
@@ -388,6 +463,7 @@ def main(argv: list[str] | None = None) -> int:
                 env={**os.environ, "PYTHONPATH": str(REPO)},
             )
         plant_rare_word(project)
+        plant_judges(project)
         compileall.compile_dir(REPO / "desktop", quiet=1)
         first = without_bytecode(work)
         runs: dict[str, list[Start]] = {"bare": [], "ours": [], "first": [], "qt": []}

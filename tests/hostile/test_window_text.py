@@ -165,7 +165,7 @@ def test_judge_info_shows_a_model_name_and_a_server_error_literally(
         window.show()
         qtbot.waitExposed(window)
         info = window.verdicts.judge_info
-        _literal(info, f"judge: {markup} — not judged yet (Ctrl+J)")
+        _literal(info, f"judge: {markup} — not judged yet (Ctrl+J asks hostile: {markup})")
         window.judge_pair()
         qtbot.waitUntil(lambda: window.job is None, timeout=30_000)
         assert markup in info.text() and "bad request" in info.text()

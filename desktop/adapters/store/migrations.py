@@ -117,6 +117,15 @@ def m002_pair_identity(db: Database) -> None:
         last = rows[-1][0]
 
 
+@migrations()
+def m003_judge_preference(db: Database) -> None:
+    """A judge's preference exactly as a file gave it (AlpacaEval's 1 + P(output_2 is
+    better), per dimension as JSON), beside the verdict rounded from it; and an index that
+    finds each judge's latest answer for a rubric without reading all its answers."""
+    db.execute("ALTER TABLE judge_results ADD COLUMN preference TEXT")
+    db.execute("CREATE INDEX judge_results_recent ON judge_results(rubric_name, judge_model, id)")
+
+
 def known_migrations() -> frozenset[str]:
     """Names of every migration this release knows; a file with others is from a newer one."""
     return frozenset(

@@ -35,11 +35,33 @@ def record_rubric(
     )
 
 
+# Each rubric with judge results, and its oldest result, found by skipping along the index
+# (rubric_name, judge_model, id): a few seeks per rubric and judge, where grouping all the
+# results read every one of them (35 ms for 400,000 answers, at every window start).
+_JUDGED_RUBRICS = """
+    WITH RECURSIVE
+      rubric(name) AS (
+        SELECT (SELECT min(rubric_name) FROM judge_results)
+        UNION ALL
+        SELECT (SELECT min(rubric_name) FROM judge_results WHERE rubric_name > rubric.name)
+        FROM rubric WHERE rubric.name IS NOT NULL),
+      judge(rubric, model) AS (
+        SELECT name, (SELECT min(judge_model) FROM judge_results WHERE rubric_name = name)
+        FROM rubric WHERE name IS NOT NULL
+        UNION ALL
+        SELECT judge.rubric, (SELECT min(judge_model) FROM judge_results
+                              WHERE rubric_name = judge.rubric AND judge_model > judge.model)
+        FROM judge WHERE judge.model IS NOT NULL)
+    SELECT rubric AS name, min((SELECT min(id) FROM judge_results
+                                WHERE rubric_name = rubric AND judge_model = model)) AS first
+    FROM judge WHERE model IS NOT NULL GROUP BY rubric"""
+
+
 def rubric_names(store: ProjectStore) -> list[str]:
     """Names of rubrics with any judge result or human verdict, oldest first."""
     rows = store.conn.execute(
         "SELECT name FROM ("
-        " SELECT rubric_name AS name, min(id) AS first FROM judge_results GROUP BY rubric_name"
+        f" {_JUDGED_RUBRICS}"
         " UNION ALL"
         " SELECT rubric_name, min(id) + 1e12 FROM human_verdicts GROUP BY rubric_name"
         ") GROUP BY name ORDER BY min(first)"

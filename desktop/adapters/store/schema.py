@@ -5,4 +5,4 @@ readable without loading sqlite-utils (tests check these match migrations.py).""
 APPLICATION_ID = 0x5442524B
 
 MIGRATION_SET = "tiebreak"
-MIGRATION_NAMES = frozenset({"m001_initial", "m002_pair_identity"})
+MIGRATION_NAMES = frozenset({"m001_initial", "m002_pair_identity", "m003_judge_preference"})

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.combine import human_consensus, judge_view
+from desktop.domain.head_to_head import as_preference, verdict_preference
 from desktop.domain.verdicts import Verdict
 
 
@@ -20,6 +21,7 @@ class JudgeAnswer:
     status: str  # "ok", "parse-failure", "error"
     verdicts: dict[str, Verdict]
     confidence: dict[str, float]
+    preference: dict[str, float]  # as a file gave it, where it gave one
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,8 @@ class PairRecord:
     category: str | None
     len_a: int  # characters
     len_b: int
+    model_a: str | None
+    model_b: str | None
     ab: JudgeAnswer | None
     ba: JudgeAnswer | None
     reviews: tuple[ReviewerVerdict, ...]  # in the order they were given
@@ -57,6 +61,14 @@ class PairRecord:
             ba is not None,
         )
 
+    def preference(self, dimension: str) -> float | None:
+        """The judge's preference on AlpacaEval's scale (1 A better, 2 B better): as the
+        file gave it where the judge answered in one order only, else from the verdict."""
+        if self.ab is not None and self.ba is None and dimension in self.ab.preference:
+            return as_preference(self.ab.preference[dimension])
+        verdict = self.judge(dimension)[0]
+        return None if verdict is None else verdict_preference(verdict)
+
     def human(self, dimension: str) -> Verdict | None:
         """The reviewers' consensus, as the export's ``<dim>_human`` column."""
         return human_consensus([r.verdict for r in self.reviews_of(dimension)])
@@ -69,11 +81,12 @@ class PairRecord:
 
 
 _PAIRS = (
-    "SELECT id, external_id, category, length(response_a), length(response_b)"
-    " FROM pairs ORDER BY id"
+    "SELECT id, external_id, category, length(response_a), length(response_b), model_a,"
+    " model_b FROM pairs ORDER BY id"
 )
 _RESULTS = (
-    "SELECT r.pair_id, r.ord, r.status, r.verdicts, r.confidence FROM judge_results r"
+    "SELECT r.pair_id, r.ord, r.status, r.verdicts, r.confidence, r.preference"
+    " FROM judge_results r"
     " WHERE r.rubric_name = :rubric AND r.judge_model = :model"
     " AND r.id = (SELECT max(id) FROM judge_results WHERE rubric_name = :rubric"
     "  AND judge_model = :model AND pair_id = r.pair_id AND ord = r.ord)"
@@ -97,7 +110,7 @@ def iter_pair_records(
     reviews = conn.execute(_REVIEWS, params)
     next_result = next(results, None)
     next_review = next(reviews, None)
-    for pid, external_id, category, len_a, len_b in conn.execute(_PAIRS):
+    for pid, external_id, category, len_a, len_b, model_a, model_b in conn.execute(_PAIRS):
         answers: dict[str, JudgeAnswer] = {}
         while next_result is not None and next_result[0] <= pid:
             if next_result[0] == pid:
@@ -115,6 +128,8 @@ def iter_pair_records(
             category,
             len_a or 0,
             len_b or 0,
+            model_a,
+            model_b,
             answers.get("AB"),
             answers.get("BA"),
             tuple(given),
@@ -122,10 +137,11 @@ def iter_pair_records(
 
 
 def _answer(row: tuple) -> JudgeAnswer:
-    _, _, status, verdicts, confidence = row
+    _, _, status, verdicts, confidence, preference = row
     parsed = json.loads(verdicts) if verdicts else {}
     return JudgeAnswer(
         status,
         {d: Verdict(v) for d, v in parsed.items() if v in ("A", "B", "tie")},
         json.loads(confidence) if confidence else {},
+        json.loads(preference) if preference else {},
     )

@@ -1,0 +1,227 @@
+"""The judge picker: the window shows the verdicts of any judge with answers (an imported
+annotator, a command-line run, a profile), chosen by keyboard, apart from the profile
+that Ctrl+J asks. Real project files, the real CLI, the project's own test server."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QApplication
+
+from desktop.adapters.profiles_file import save_profile
+from desktop.adapters.store import open_project
+from desktop.domain.profiles import ModelProfile
+from desktop.services.app_settings import AppSettings
+from desktop.services.importing import import_file
+from desktop.services.session import ReviewSession
+from desktop.ui.main_window import MainWindow
+from tests.helpers import new_project, write_jsonl
+from tests.openai_server import OpenAIServer
+from tests.test_cli import tiebreak
+
+pytestmark = pytest.mark.usefixtures("qapp")
+N = 12
+
+
+def _alpaca_rows() -> list[dict]:
+    """An AlpacaEval annotation file: pair i has preference 1 + i/N (B from i = 7 on)."""
+    return [
+        {
+            "instruction": f"Question {i}",
+            "output_1": f"baseline {i}",
+            "generator_1": "base",
+            "output_2": f"model {i}",
+            "generator_2": "gen",
+            "annotator": "gpt4-annotator",
+            "preference": 1 + i / N,
+        }
+        for i in range(1, N + 1)
+    ]
+
+
+def open_window(qtbot, project: Path, profile: str = "local") -> MainWindow:
+    QSettings("tiebreak", "tiebreak").setValue("agreement_shown", False)  # S opens it here
+    settings = AppSettings(reviewer="ada", profile=profile)
+    win = MainWindow(ReviewSession.open(project, settings), settings)
+    qtbot.addWidget(win)
+    win.show()
+    win.activateWindow()
+    qtbot.waitExposed(win)
+    qtbot.waitUntil(win.isActiveWindow)
+    win.table.setFocus()
+    return win
+
+
+def press(qtbot, key: Qt.Key, mod=Qt.KeyboardModifier.NoModifier) -> None:
+    qtbot.keyClick(QApplication.focusWidget(), key, mod)
+
+
+def pick_judge(qtbot, win: MainWindow, steps: int) -> None:
+    """G opens the picker; Down ``steps`` times and Enter choose; the keys go back to the
+    pair list."""
+    press(qtbot, Qt.Key.Key_G)
+    popup = win.judge_box.view()
+    qtbot.waitUntil(popup.isVisible)
+    for _ in range(steps):
+        qtbot.keyClick(popup, Qt.Key.Key_Down)
+    qtbot.keyClick(popup, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not popup.isVisible())
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is win.table)
+
+
+def judge_texts(win: MainWindow) -> list[str]:
+    return [win.judge_box.itemText(i) for i in range(win.judge_box.count())]
+
+
+def test_an_imported_annotator_shows_at_once(qtbot, tmp_path: Path) -> None:
+    """The issue's first sight: imported verdicts, and the window said 0 judged."""
+    project = new_project(tmp_path)
+    data = tmp_path / "annotations.json"
+    data.write_text(json.dumps(_alpaca_rows()), encoding="utf-8")
+    with open_project(project) as store:
+        import_file(store, data)
+    win = open_window(qtbot, project)  # the local profile: it has answered nothing
+    assert win.ctl.rubric_name == "alpaca-eval"
+    qtbot.waitUntil(lambda: f"{N} pairs · {N} judged" in win.counts_label.text(), timeout=5000)
+    qtbot.waitUntil(lambda: judge_texts(win) == [f"gpt4-annotator · {N}"], timeout=5000)
+    assert win.profile_box.currentText() == "local"  # still the one Ctrl+J would ask
+    row = win.verdicts._rows["overall"]
+    assert (row.judge.text(), row.conf.text()) == ("A", f"{1 - 1 / N:.2f}")
+    assert "gpt4-annotator — AB: ok" in win.verdicts.judge_info.text()
+    assert all(win.model.row_at(i).judged for i in range(win.model.rowCount()))
+    for _ in range(9):
+        press(qtbot, Qt.Key.Key_J)
+    assert (row.judge.text(), row.conf.text()) == ("B", f"{10 / N:.2f}")
+    press(qtbot, Qt.Key.Key_S)  # the dock states the generator's figures, AlpacaEval's way
+    mean = sum(i / N for i in range(1, N + 1)) / N * 100
+    qtbot.waitUntil(
+        lambda: f"gen (B) wins {mean:.2f}%" in win.stats_panel.matrix_title.text(), timeout=5000
+    )
+    assert "against base (A) by the judge" in win.stats_panel.matrix_title.text()
+
+
+@pytest.fixture
+def two_judges(tmp_path: Path):
+    """Six pairs judged on href-overall from the command line by "judge-one" (answers A),
+    then pairs 1-3 by "judge-two" (answers B): judge-two has the latest answers."""
+    project = new_project(tmp_path)
+    rows = [
+        {
+            "id": f"p{i}",
+            "instruction": f"q{i}",
+            "response_a": f"a{i}",
+            "response_b": f"b{i}",
+            "reference": f"r{i}",
+        }
+        for i in range(1, 7)
+    ]
+    with open_project(project) as store:
+        import_file(store, write_jsonl(tmp_path / "pairs.jsonl", rows))
+    with OpenAIServer(answer="A") as server:
+        for model, limit, answer in (("judge-one", 6, "A"), ("judge-two", 3, "B")):
+            server.answer = answer
+            proc = tiebreak(
+                "judge", project, "--rubric", "href-overall", "--base-url", server.base_url,
+                "--model", model, "--limit", str(limit),
+            )  # fmt: skip
+            assert proc.returncode == 0, proc.stderr
+        save_profile(
+            ModelProfile(name="test", model="test-model", base_url=server.base_url, needs_key=False)
+        )
+        server.answer = "tie"
+        yield project, server
+
+
+def test_switching_judges_by_keyboard_updates_everything(qtbot, two_judges) -> None:
+    project, server = two_judges
+    win = open_window(qtbot, project, profile="test")
+    qtbot.waitUntil(lambda: judge_texts(win) == ["judge-two · 3", "judge-one · 6"], timeout=5000)
+    assert win.judge_box.currentText() == "judge-two · 3"  # the most recent answers
+    row = win.verdicts._rows["overall"]
+    assert row.judge.text() == "B"
+    qtbot.waitUntil(lambda: "6 pairs · 3 judged" in win.counts_label.text(), timeout=5000)
+    press(qtbot, Qt.Key.Key_S)  # the agreement dock
+    qtbot.waitUntil(lambda: "judge judge-two" in win.stats_panel.heading.text(), timeout=5000)
+    press(qtbot, Qt.Key.Key_J)
+    press(qtbot, Qt.Key.Key_J)
+    press(qtbot, Qt.Key.Key_J)  # p4: judge-two never answered it
+    assert row.judge.text() == "-" and "not judged yet" in win.verdicts.judge_info.text()
+
+    pick_judge(qtbot, win, 1)
+    assert win.ctl.judge_model == "judge-one"
+    # The same pair stays, and its verdicts change with the judge, without moving away.
+    assert win.ctl.current.external_id == "p4"
+    assert row.judge.text() == "A" and "judge-one — AB: ok" in win.verdicts.judge_info.text()
+    assert win.model.row_at(3).judged
+    qtbot.waitUntil(lambda: "6 pairs · 6 judged" in win.counts_label.text(), timeout=5000)
+    qtbot.waitUntil(lambda: "judge judge-one" in win.stats_panel.heading.text(), timeout=5000)
+    assert win.profile_box.currentText() == "test"  # the profile asked is its own choice
+    exported: dict = {}  # the window exports what it shows
+    out = project.with_name("shown.csv")
+    win.runner.start(win.ctl.export_work(out), on_done=lambda r: exported.update(r=r))
+    qtbot.waitUntil(lambda: "r" in exported, timeout=10_000)
+    with out.open(newline="", encoding="utf-8") as fh:
+        assert {r["judge_model"] for r in csv.DictReader(fh)} == {"judge-one"}
+    press(qtbot, Qt.Key.Key_J)  # the keys act on pairs again
+    assert win.ctl.current.external_id == "p5"
+
+    # Ctrl+J asks the profile; its answer shows as it arrives, and it joins the picker.
+    asked = len(server.requests)
+    press(qtbot, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: win.job is None, timeout=10_000)
+    sent = [r.json for r in server.requests[asked:] if r.path.endswith("/chat/completions")]
+    assert [body["model"] for body in sent] == ["test-model"]
+    assert win.ctl.judge_model == "test-model"
+    assert row.judge.text() == "tie"
+    qtbot.waitUntil(
+        lambda: judge_texts(win) == ["test-model · 1", "judge-two · 3", "judge-one · 6"],
+        timeout=5000,
+    )
+    assert win.judge_box.currentText() == "test-model · 1"
+    pick_judge(qtbot, win, 2)
+    assert row.judge.text() == "A"
+
+
+def test_escape_leaves_the_judge_as_it_was(qtbot, two_judges) -> None:
+    project, _ = two_judges
+    win = open_window(qtbot, project)
+    press(qtbot, Qt.Key.Key_G)
+    popup = win.judge_box.view()
+    qtbot.waitUntil(popup.isVisible)
+    qtbot.keyClick(popup, Qt.Key.Key_Down)
+    qtbot.keyClick(popup, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not popup.isVisible())
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is win.table)
+    assert win.ctl.judge_model == "judge-two"
+
+
+def test_a_new_rubric_shows_its_own_verdicts_on_the_same_pair(qtbot, two_judges) -> None:
+    """Changing the rubric used to leave the pair's verdicts blank until the next pair."""
+    project, server = two_judges
+    proc = tiebreak(
+        "judge", project, "--rubric", "just-eval", "--base-url", server.base_url,
+        "--model", "judge-three", "--limit", "1",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    win = open_window(qtbot, project)
+    win.rubric_box.setCurrentText("href-overall")
+    assert win.verdicts._rows["overall"].judge.text() == "B"
+    win.rubric_box.setCurrentText("just-eval")
+    assert win.ctl.current.external_id == "p1"
+    assert win.ctl.judge_model == "judge-three"
+    assert judge_texts(win)[0].startswith("judge-three")
+    assert "judge-three — AB:" in win.verdicts.judge_info.text()
+
+
+def test_a_project_nobody_judged_shows_whom_ctrl_j_asks(qtbot, tmp_path: Path) -> None:
+    project = new_project(tmp_path)
+    rows = [{"instruction": "q", "response_a": "a", "response_b": "b"}]
+    with open_project(project) as store:
+        import_file(store, write_jsonl(tmp_path / "pairs.jsonl", rows))
+    win = open_window(qtbot, project)
+    assert judge_texts(win) == ["none yet"]
+    assert "not judged yet (Ctrl+J asks local" in win.verdicts.judge_info.text()
