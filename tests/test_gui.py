@@ -409,6 +409,43 @@ def test_export_from_the_keyboard(qtbot, window: MainWindow, tmp_path, monkeypat
     assert rows[0]["rubric"] == "href-four"
 
 
+def test_export_says_how_many_cells_were_guarded(qtbot, window: MainWindow, tmp_path, monkeypatch):
+    import desktop.ui.dialogs as dialogs
+
+    out = tmp_path / "labelled.csv"
+    warnings: list[str] = []
+    monkeypatch.setattr(dialogs, "warn", lambda parent, message: warnings.append(message))
+    monkeypatch.setattr(dialogs, "confirm_export", lambda parent, columns, default: out)
+    press(qtbot, window, Qt.Key.Key_A)  # a verdict to export
+    press(qtbot, window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: bool(warnings) or "guarded" in window.statusBar().currentMessage())
+    assert warnings == []
+    assert window.statusBar().currentMessage() == (
+        f"exported 6 rows to {out}; 0 cells guarded against spreadsheet formulas"
+    )
+
+
+def test_export_from_the_window_never_writes_over_the_project(
+    qtbot, window: MainWindow, project: Path, monkeypatch
+) -> None:
+    """The window's export goes through the same check as the command's."""
+    import desktop.ui.dialogs as dialogs
+
+    warnings: list[str] = []
+    monkeypatch.setattr(dialogs, "warn", lambda parent, message: warnings.append(message))
+    for count, target in enumerate((project, Path(f"{project}-wal")), start=1):
+        monkeypatch.setattr(dialogs, "confirm_export", lambda *_, t=target: t)
+        press(qtbot, window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+        qtbot.waitUntil(lambda n=count: len(warnings) == n)
+    assert warnings == [
+        f"{project}: is the project itself; choose another file to write",
+        f"{project}-wal: is the project's write-ahead log ({project.name}-wal), part of the"
+        " project; choose another file to write",
+    ]
+    with open_project(project, readonly=True) as store:
+        assert store.conn.execute("SELECT count(*) FROM pairs").fetchone()[0] == 6
+
+
 def test_dropping_a_data_file_imports_it(qtbot, window: MainWindow, tmp_path) -> None:
     from PySide6.QtCore import QMimeData, QPointF, QUrl
     from PySide6.QtGui import QDropEvent

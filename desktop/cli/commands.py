@@ -60,11 +60,12 @@ def cmd_export(args: argparse.Namespace) -> int:
             fmt=fmt,
             judge_model=args.judge_model,
             progress=stderr_progress("exported rows"),
+            formula_guard=args.formula_guard,
         )
     what = (
         f" (rubric {report.rubric}, judge {report.judge_model or 'none'})" if report.rubric else ""
     )
-    print(f"{args.out}: {report.rows:,} rows{what}")
+    print(f"{args.out}: {report.rows:,} rows{what}{report.guard_note}")
     return 0
 
 
