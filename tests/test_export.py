@@ -20,7 +20,7 @@ from desktop.adapters.store.rubrics import record_rubric
 from desktop.domain.errors import TiebreakError
 from desktop.domain.results import JudgeResult, Order, Status
 from desktop.domain.verdicts import Verdict
-from desktop.services.exporting import export_project
+from desktop.services.exporting import ExportReport, export_project
 from desktop.services.importing import import_file
 from tests.helpers import new_project, write_jsonl
 
@@ -171,13 +171,17 @@ def _guard_project(tmp_path: Path) -> Path:
     return path
 
 
-def test_the_guard_quotes_exactly_the_formula_starts_and_counts_them(tmp_path: Path) -> None:
+def _exported_answers(tmp_path: Path, **options: bool) -> tuple[ExportReport, list[str]]:
     path = _guard_project(tmp_path)
     out = tmp_path / "out.csv"
     with open_project(path) as store:
-        report = export_project(store, out)
+        report = export_project(store, out, **options)
     with out.open(newline="", encoding="utf-8") as fh:
-        cells = [r["response_a"] for r in csv.DictReader(fh)]
+        return report, [r["response_a"] for r in csv.DictReader(fh)]
+
+
+def test_the_guard_quotes_exactly_the_formula_starts_and_counts_them(tmp_path: Path) -> None:
+    report, cells = _exported_answers(tmp_path)
     expected = [("'" + text) if guarded else text for text, guarded in GUARD_CASES]
     assert cells == expected
     assert report.guarded == sum(g for _, g in GUARD_CASES) == 6
@@ -185,12 +189,7 @@ def test_the_guard_quotes_exactly_the_formula_starts_and_counts_them(tmp_path: P
 
 
 def test_no_formula_guard_writes_text_exactly(tmp_path: Path) -> None:
-    path = _guard_project(tmp_path)
-    out = tmp_path / "out.csv"
-    with open_project(path) as store:
-        report = export_project(store, out, formula_guard=False)
-    with out.open(newline="", encoding="utf-8") as fh:
-        cells = [r["response_a"] for r in csv.DictReader(fh)]
+    report, cells = _exported_answers(tmp_path, formula_guard=False)
     assert cells == [text for text, _ in GUARD_CASES]
     assert (report.guarded, report.guard_note) == (None, "; formula guard off")
 
