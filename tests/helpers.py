@@ -5,6 +5,10 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -47,3 +51,30 @@ def export_rows(path: Path, out: Path, **options: Any) -> list[dict[str, str]]:
         export_project(store, out, **options)
     with out.open(newline="", encoding="utf-8") as fh:
         return list(csv.DictReader(fh))
+
+
+@contextmanager
+def write_lock_held(path: Path, *, seconds: float = 60, commit: bool = False) -> Iterator[None]:
+    """Another process in a write transaction on ``path`` (an uncommitted settings row),
+    for ``seconds`` (then it commits, with ``commit``, or is killed at the block's end)."""
+    end = "c.execute('COMMIT')" if commit else "pass"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, time\n"
+            f"c = sqlite3.connect({str(path)!r}, isolation_level=None)\n"
+            "c.execute('BEGIN IMMEDIATE')\n"
+            "c.execute(\"INSERT INTO settings VALUES ('held', '1')\")\n"
+            f"print('holding', flush=True); time.sleep({seconds}); {end}\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+        yield
+    finally:
+        if not commit:
+            holder.kill()
+        holder.wait(timeout=60)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import csv
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from desktop.adapters.formats.cells import safe_cell
+from desktop.adapters.formats.cells import FormulaGuard, safe_cell
 from desktop.adapters.store import open_project
 from desktop.adapters.store.human import add_verdict
 from desktop.adapters.store.results import save_result
@@ -18,7 +20,7 @@ from desktop.adapters.store.rubrics import record_rubric
 from desktop.domain.errors import TiebreakError
 from desktop.domain.results import JudgeResult, Order, Status
 from desktop.domain.verdicts import Verdict
-from desktop.services.exporting import export_project
+from desktop.services.exporting import ExportReport, export_project
 from desktop.services.importing import import_file
 from tests.helpers import new_project, write_jsonl
 
@@ -140,6 +142,91 @@ def test_jsonl_export_keeps_types(tmp_path: Path) -> None:
     assert rows[3]["response_a"] == '=HYPERLINK("http://x")'
 
 
+# What a model's answers and a dataset's fields start with, and whether a spreadsheet
+# would run them: markdown lists and formulas are guarded; a leading line feed, a number,
+# a hyphen inside the text are not.
+GUARD_CASES = [
+    ("\n\nParis is the capital.", False),
+    ("\n1. first\n2. second", False),
+    ("- milk\n- eggs", True),
+    ("-5", False),
+    ("+1.5e3", False),
+    ("=SUM(A1:A3)", True),
+    ("@cmd", True),
+    ("\tindented", True),
+    ("\r\nwindows", True),
+    ('  \n=HYPERLINK("http://x")', True),
+    ("well-known", False),
+]
+
+
+def _guard_project(tmp_path: Path) -> Path:
+    path = new_project(tmp_path)
+    rows = [
+        {"id": f"g{i}", "instruction": f"q{i}", "output_1": text, "output_2": "plain"}
+        for i, (text, _) in enumerate(GUARD_CASES)
+    ]
+    with open_project(path) as store:
+        import_file(store, write_jsonl(tmp_path / "g.jsonl", rows))
+    return path
+
+
+def _exported_answers(tmp_path: Path, **options: bool) -> tuple[ExportReport, list[str]]:
+    path = _guard_project(tmp_path)
+    out = tmp_path / "out.csv"
+    with open_project(path) as store:
+        report = export_project(store, out, **options)
+    with out.open(newline="", encoding="utf-8") as fh:
+        return report, [r["response_a"] for r in csv.DictReader(fh)]
+
+
+def test_the_guard_quotes_exactly_the_formula_starts_and_counts_them(tmp_path: Path) -> None:
+    report, cells = _exported_answers(tmp_path)
+    expected = [("'" + text) if guarded else text for text, guarded in GUARD_CASES]
+    assert cells == expected
+    assert report.guarded == sum(g for _, g in GUARD_CASES) == 6
+    assert report.guard_note == "; 6 cells guarded against spreadsheet formulas"
+
+
+def test_no_formula_guard_writes_text_exactly(tmp_path: Path) -> None:
+    report, cells = _exported_answers(tmp_path, formula_guard=False)
+    assert cells == [text for text, _ in GUARD_CASES]
+    assert (report.guarded, report.guard_note) == (None, "; formula guard off")
+
+
+def test_jsonl_is_exact_and_says_nothing_of_a_guard(tmp_path: Path) -> None:
+    path = _guard_project(tmp_path)
+    out = tmp_path / "out.jsonl"
+    with open_project(path) as store:
+        report = export_project(store, out, fmt="jsonl")
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["response_a"] for line in lines] == [t for t, _ in GUARD_CASES]
+    assert report.guard_note == ""
+
+
+def test_the_command_line_says_how_many_cells_were_guarded(tmp_path: Path) -> None:
+    path = _guard_project(tmp_path)
+    run = subprocess.run(
+        [sys.executable, "-m", "desktop", "export", path, tmp_path / "o.csv"],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    assert (
+        run.stdout
+        == f"{tmp_path / 'o.csv'}: 11 rows; 6 cells guarded against spreadsheet formulas\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "desktop", "export", path, tmp_path / "o.csv", "--no-formula-guard"],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.endswith(": 11 rows; formula guard off\n")
+    written = (tmp_path / "o.csv").read_text(encoding="utf-8")
+    assert ',"- milk' in written and "'" not in written
+
+
 def test_export_opens_in_pandas_if_available(tmp_path: Path) -> None:
     pd = pytest.importorskip("pandas")
     path = _project_with_verdicts(tmp_path)
@@ -155,10 +242,10 @@ def test_failed_export_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.Mo
     out = tmp_path / "out.csv"
     out.write_text("old content")
 
-    def boom(value: str) -> str:
+    def boom(self: FormulaGuard, value: str) -> str:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr("desktop.services.exporting.safe_cell", boom)
+    monkeypatch.setattr(FormulaGuard, "cell", boom)
     with open_project(path) as store, pytest.raises(RuntimeError):
         export_project(store, out)
     assert out.read_text() == "old content"
@@ -206,8 +293,14 @@ def test_alpaca_round_trip_gives_805_rows(tmp_path: Path, alpaca_file: Path) -> 
         ("@SUM(A1)", "'@SUM(A1)"),
         ("\tx", "'\tx"),
         ("\rx", "'\rx"),
-        ("\nx", "'\nx"),
+        ("\nx", "\nx"),
+        ("\n\nThe answer", "\n\nThe answer"),
+        ("\n=cmd", "'\n=cmd"),
+        (" \n @x", "' \n @x"),
         ("   =cmd", "'   =cmd"),
+        ("- item\n- item", "'- item\n- item"),
+        ("-5 apples", "'-5 apples"),
+        (" -5", " -5"),
         ("-5", "-5"),
         ("+1.5e3", "+1.5e3"),
         (" 42", " 42"),
@@ -224,7 +317,7 @@ def test_safe_cell(cell: str, expected: str) -> None:
 @given(st.text())
 def test_no_cell_starts_a_formula(text: str) -> None:
     cell = safe_cell(text)
-    stripped = cell.lstrip(" ")
-    if stripped[:1] in ("=", "+", "-", "@", "\t", "\r", "\n"):
+    stripped = cell.lstrip(" \n")
+    if stripped[:1] in ("=", "+", "-", "@", "\t", "\r"):
         float(stripped)  # only a plain number may start that way
     assert cell in (text, "'" + text)

@@ -409,6 +409,101 @@ def test_export_from_the_keyboard(qtbot, window: MainWindow, tmp_path, monkeypat
     assert rows[0]["rubric"] == "href-four"
 
 
+def test_export_says_how_many_cells_were_guarded(qtbot, window: MainWindow, tmp_path, monkeypatch):
+    import desktop.ui.dialogs as dialogs
+
+    out = tmp_path / "labelled.csv"
+    warnings: list[str] = []
+    monkeypatch.setattr(dialogs, "warn", lambda parent, message: warnings.append(message))
+    monkeypatch.setattr(dialogs, "confirm_export", lambda parent, columns, default: out)
+    press(qtbot, window, Qt.Key.Key_A)  # a verdict to export
+    press(qtbot, window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: bool(warnings) or "guarded" in window.statusBar().currentMessage())
+    assert warnings == []
+    assert window.statusBar().currentMessage() == (
+        f"exported 6 rows to {out}; 0 cells guarded against spreadsheet formulas"
+    )
+
+
+def test_export_from_the_window_never_writes_over_the_project(
+    qtbot, window: MainWindow, project: Path, monkeypatch
+) -> None:
+    """The window's export goes through the same check as the command's."""
+    import desktop.ui.dialogs as dialogs
+
+    warnings: list[str] = []
+    monkeypatch.setattr(dialogs, "warn", lambda parent, message: warnings.append(message))
+    for count, target in enumerate((project, Path(f"{project}-wal")), start=1):
+        monkeypatch.setattr(dialogs, "confirm_export", lambda *_, t=target: t)
+        press(qtbot, window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+        qtbot.waitUntil(lambda n=count: len(warnings) == n)
+    assert warnings == [
+        f"{project}: is the project itself; choose another file to write",
+        f"{project}-wal: is the project's write-ahead log ({project.name}-wal), part of the"
+        " project; choose another file to write",
+    ]
+    with open_project(project, readonly=True) as store:
+        assert store.conn.execute("SELECT count(*) FROM pairs").fetchone()[0] == 6
+
+
+def _unreadable_pair(path: Path, count: int) -> int:
+    """The first pair whose row lies on the damaged pages."""
+    from desktop.adapters.store.pairs import get_pair
+    from desktop.domain.errors import ProjectError
+
+    with open_project(path, readonly=True) as store:
+        for pair_id in range(1, count + 1):
+            try:
+                get_pair(store, pair_id)
+            except ProjectError:
+                return pair_id
+    raise AssertionError("no pair lies on the damaged pages")
+
+
+def test_a_damaged_project_says_so_and_is_not_written(qtbot, tmp_path, server, monkeypatch):
+    """The window checks the file off the GUI thread once it is up; a verdict is refused,
+    and a read that meets the damage is the same one line, not a traceback."""
+    from PySide6.QtCore import QTimer
+
+    import desktop.ui.dialogs as dialogs
+
+    path = new_project(tmp_path)
+    rows = [
+        {
+            "id": f"d{i}",
+            "instruction": f"q{i} " + "x" * 1000,
+            "output_1": "a" * 1000,
+            "output_2": "b" * 1000,
+        }
+        for i in range(400)
+    ]
+    with open_project(path) as store:
+        import_file(store, write_jsonl(tmp_path / "d.jsonl", rows))
+    size = path.stat().st_size
+    with path.open("r+b") as fh:  # garbage among the later pairs, past the first list page
+        fh.seek(size * 2 // 3)
+        fh.write(b"\xff" * 8192)
+    before = path.read_bytes()
+    warnings: list[str] = []
+    monkeypatch.setattr(dialogs, "warn", lambda parent, message: warnings.append(message))
+    settings = AppSettings(reviewer="ada", profile="test")
+    win = MainWindow(ReviewSession.open(path, settings), settings)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitUntil(lambda: len(warnings) == 1, timeout=10_000)
+    damaged = f"{path}: the file is damaged ("
+    assert warnings[0].startswith(damaged)
+    win.table.setFocus()
+    press(qtbot, win, Qt.Key.Key_A)
+    qtbot.waitUntil(lambda: len(warnings) == 2)
+    bad = _unreadable_pair(path, len(rows))
+    QTimer.singleShot(0, lambda: win._show_pair(bad))  # a slot that reads the damaged pages
+    qtbot.waitUntil(lambda: len(warnings) == 3)
+    assert all(w.startswith(damaged) and "\n" not in w for w in warnings)
+    win.close()
+    assert path.read_bytes() == before
+
+
 def test_dropping_a_data_file_imports_it(qtbot, window: MainWindow, tmp_path) -> None:
     from PySide6.QtCore import QMimeData, QPointF, QUrl
     from PySide6.QtGui import QDropEvent

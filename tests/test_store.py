@@ -15,7 +15,7 @@ from desktop.adapters.store import open_project
 from desktop.adapters.store.migrations import APPLICATION_ID
 from desktop.adapters.store.schema import MIGRATION_NAMES
 from desktop.domain.errors import ProjectError
-from tests.helpers import new_project
+from tests.helpers import new_project, write_lock_held
 
 
 def _snapshot(path: Path) -> bytes:
@@ -126,28 +126,15 @@ def test_locked_by_another_writer(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     path = tmp_path / "p.tiebreak"
     open_project(path, create=True).close()
     monkeypatch.setattr("desktop.adapters.store.project.BUSY_TIMEOUT_MS", 100)
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sqlite3, sys, time\n"
-            f"c = sqlite3.connect({str(path)!r}, isolation_level=None)\n"
-            "c.execute('BEGIN IMMEDIATE'); c.execute(\"INSERT INTO settings VALUES ('k', 'v')\")\n"
-            "print('locked', flush=True); time.sleep(30)\n",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
-        with open_project(path) as store, pytest.raises(ProjectError, match="locked by another"):
-            store.set_setting("position", "3")
-    finally:
-        holder.kill()
-        holder.wait()
+    with (
+        write_lock_held(path),
+        open_project(path) as store,
+        pytest.raises(ProjectError, match="locked by another"),
+    ):
+        store.set_setting("position", "3")
     with open_project(path) as store:
         assert store.get_setting("position") is None
-        assert store.get_setting("k") is None  # the other writer never committed
+        assert store.get_setting("held") is None  # the other writer never committed
 
 
 def test_schema_names_match_the_migrations() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -46,7 +45,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     fmt = args.format or ("jsonl" if args.out.suffix.lower() in (".jsonl", ".ndjson") else "csv")
-    with open_project(args.project, readonly=not _writable(args.project)) as store:
+    with open_project(args.project, readonly=True) as store:
         report = export_project(
             store,
             args.out,
@@ -54,16 +53,13 @@ def cmd_export(args: argparse.Namespace) -> int:
             fmt=fmt,
             judge_model=args.judge_model,
             progress=stderr_progress("exported rows"),
+            formula_guard=args.formula_guard,
         )
     what = (
         f" (rubric {report.rubric}, judge {report.judge_model or 'none'})" if report.rubric else ""
     )
-    print(f"{args.out}: {report.rows:,} rows{what}")
+    print(f"{args.out}: {report.rows:,} rows{what}{report.guard_note}")
     return 0
-
-
-def _writable(path: Path) -> bool:
-    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
 
 def cmd_rubrics(args: argparse.Namespace) -> int:

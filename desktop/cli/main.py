@@ -66,6 +66,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["csv", "jsonl"],
         help="default: from the file name, else csv",
     )
+    p.add_argument(
+        "--no-formula-guard",
+        dest="formula_guard",
+        action="store_false",
+        help="CSV for programs: write text cells exactly, even those a spreadsheet would"
+        " read as a formula (= + - @ tab CR); JSONL is always exact",
+    )
 
     p = sub.add_parser("rubrics", help="list the rubrics available")
     p.add_argument("--json", action="store_true")

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
-from pathlib import Path
 
 from desktop.adapters.store import open_project
 from desktop.adapters.store.project import ProjectStore
@@ -23,12 +21,8 @@ from desktop.domain.errors import TiebreakError
 from desktop.services.exporting import choose_rubric
 
 
-def _readonly(path: Path) -> bool:
-    return not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
-
-
 def cmd_stats(args: argparse.Namespace) -> int:
-    with open_project(args.project, readonly=_readonly(args.project)) as store:
+    with open_project(args.project, readonly=True) as store:
         if args.compare_rubric or args.compare_model:
             from desktop.services.compare import compare
 
@@ -87,7 +81,7 @@ def _by_model(store: ProjectStore, args: argparse.Namespace) -> int:
 def cmd_judges(args: argparse.Namespace) -> int:
     from desktop.services.judges import judge_table
 
-    with open_project(args.project, readonly=_readonly(args.project)) as store:
+    with open_project(args.project, readonly=True) as store:
         table = judge_table(store)
     if args.json:
         print_json([row._asdict() for row in table])
@@ -118,7 +112,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 def cmd_queue(args: argparse.Namespace) -> int:
     from desktop.services.review_queue import queue_items
 
-    with open_project(args.project, readonly=_readonly(args.project)) as store:
+    with open_project(args.project, readonly=True) as store:
         rubric = args.rubric or choose_rubric(store, None)
         if rubric is None:
             raise TiebreakError(

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop.adapters.formats.atomic import atomic_text_file
-from desktop.adapters.formats.cells import safe_cell
+from desktop.adapters.formats.atomic import atomic_text_file, check_target
+from desktop.adapters.formats.cells import FormulaGuard
 from desktop.adapters.store.human import CURRENT
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import judge_models
@@ -47,6 +47,18 @@ class ExportReport:
     rubric: str | None
     judge_model: str | None
     columns: tuple[str, ...]
+    fmt: str = "csv"
+    guarded: int | None = None  # CSV cells defused as formulas; None when not guarded
+
+    @property
+    def guard_note(self) -> str:
+        """The summary's word on the formula guard, for the command line and the window."""
+        if self.fmt != "csv":
+            return ""
+        if self.guarded is None:
+            return "; formula guard off"
+        cells = "1 cell" if self.guarded == 1 else f"{self.guarded:,} cells"
+        return f"; {cells} guarded against spreadsheet formulas"
 
 
 def require_rubric(store: ProjectStore, rubric: str, names: list[str] | None = None) -> str:
@@ -101,10 +113,15 @@ def export_project(
     fmt: str = "csv",
     judge_model: str | None = None,
     progress: Callable[[int], None] | None = None,
+    formula_guard: bool = True,
 ) -> ExportReport:
+    """Write one row per pair to ``out``, never over the project or its sidecars (see
+    ``check_target``). A CSV's text cells are guarded against formulas unless
+    ``formula_guard`` is off; JSONL is always exact."""
     if fmt not in EXPORT_FORMATS:
         raise TiebreakError(f"unknown export format {fmt!r} (known: {', '.join(EXPORT_FORMATS)})")
     out = Path(out)
+    check_target(out, keep=store.path)  # before any other complaint: this one loses work
     name = choose_rubric(store, rubric)
     dims = dimensions_of(store, name) if name else ()
     if name and judge_model is None:
@@ -113,9 +130,10 @@ def export_project(
     columns = export_columns(dims)
     # Only the free text (pair fields, metadata, names) can start a formula; the verdict,
     # status and number cells Tiebreak writes itself cannot, so they skip the check.
-    rows = _rows(store, name, judge_model, dims, safe=fmt == "csv")
+    guard = FormulaGuard() if fmt == "csv" and formula_guard else None
+    rows = _rows(store, name, judge_model, dims, guard.cell if guard else _same)
     count = 0
-    with atomic_text_file(out, newline="" if fmt == "csv" else None) as fh:
+    with atomic_text_file(out, newline="" if fmt == "csv" else None, keep=store.path) as fh:
         if fmt == "csv":
             writer = csv.writer(fh)
             writer.writerow(columns)
@@ -136,7 +154,7 @@ def export_project(
                     progress(count)
     if progress:
         progress(count)
-    return ExportReport(count, name, judge_model, columns)
+    return ExportReport(count, name, judge_model, columns, fmt, guard.guarded if guard else None)
 
 
 def _rows(
@@ -144,12 +162,10 @@ def _rows(
     rubric: str | None,
     judge_model: str | None,
     dims: tuple[str, ...],
-    *,
-    safe: bool,
+    text: Callable[[str], str],
 ) -> Iterator[list[Any]]:
     """One list of cell values per pair, in column order; verdicts as A / B / tie / ''.
-    With ``safe``, text cells are defused for spreadsheets."""
-    text = safe_cell if safe else _same
+    Free-text cells go through ``text`` (the formula guard, for a CSV)."""
     pair_cols = ", ".join(f"p.{c}" for c in PAIR_FIELDS)
     if rubric is None:
         for row in store.conn.execute(f"SELECT {pair_cols}, p.metadata FROM pairs p ORDER BY p.id"):
@@ -175,8 +191,6 @@ def _rows(
         " ORDER BY p.id"
     )
     params: dict[str, Any] = {"rubric": rubric, "model": judge_model or ""}
-    model_cell = text(judge_model or "")
-    rubric_cell = text(rubric)
     n_pair = len(PAIR_FIELDS)
     for row in store.conn.execute(sql, params):
         ab_status, ab_v, ab_c, has_ba, ba_status, ba_v, ba_c = row[n_pair + 1 : n_pair + 8]
@@ -186,7 +200,8 @@ def _rows(
         bv = _loads(ba_v) if ba_v else {}
         bc = _loads(ba_c) if ba_c else {}
         prefs = _loads(row[n_pair + 9]) if row[n_pair + 9] else {}
-        out = [*_blank(row[:n_pair], text), rubric_cell, model_cell if status else "", status]
+        model_cell = text(judge_model or "") if status else ""  # each row: each cell counted
+        out = [*_blank(row[:n_pair], text), text(rubric), model_cell, status]
         by_dim: dict[str, list[str]] = {}
         if row[n_pair + 8]:
             for item in row[n_pair + 8].split("|"):

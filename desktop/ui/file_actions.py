@@ -66,7 +66,7 @@ class FileActions:
             self.ctl.export_work(path),
             on_error=self.error,
             on_done=lambda r: self.statusBar().showMessage(
-                f"exported {r.rows:,} rows to {path}", 8000
+                f"exported {r.rows:,} rows to {path}{r.guard_note}", 8000
             ),
         )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,6 +60,8 @@ class MainWindow(
         self._counts_task: Any = None
         self._counts_again = False
         self._after_paint: list[Callable[[], None]] | None = []  # None once painted
+        self._excepthook = sys.excepthook
+        sys.excepthook = self._unhandled
         self.setAcceptDrops(True)
         self.setWindowTitle("Tiebreak")
         self._build()
@@ -178,6 +181,9 @@ class MainWindow(
         self.reload_list(keep=controller.saved_position())
         self.after_first_paint(self.refresh_judges)  # the pair shows first, then the counts
         self.table.setFocus()  # the keys act on pairs from the start, not on the search box
+        self.after_first_paint(
+            lambda: self.runner.start(controller.check_work(), on_error=self.error)
+        )
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -317,6 +323,14 @@ class MainWindow(
 
         warn(self, message)
 
+    def _unhandled(self, kind: type[BaseException], exc: BaseException, tb: Any) -> None:
+        """Qt hands an exception raised in a slot to sys.excepthook: a TiebreakError met
+        on the GUI thread (a read of a damaged file, say) is its one line, shown."""
+        if isinstance(exc, TiebreakError) and not self._closed:
+            self.error(str(exc))
+        else:
+            self._excepthook(kind, exc, tb)
+
     def _restore_window(self) -> None:
         """Size, splitters and docks as the reviewer left them; a dock that was open opens
         again once the first pair is painted, so it never delays that."""
@@ -366,4 +380,6 @@ class MainWindow(
         self.runner.shutdown()
         self.ctl.save_position()
         self.ctl.close()
+        if sys.excepthook == self._unhandled:
+            sys.excepthook = self._excepthook
         super().closeEvent(event)

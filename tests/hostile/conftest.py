@@ -10,12 +10,15 @@ and the run ends with the count, so a closing note can say how many cases ran an
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import hashlib
 import io
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,22 +39,61 @@ _TALLY = _Tally()
 
 def fingerprint(path: Path) -> str:
     """The project as its ``.dump`` would print it, hashed; a file SQLite cannot dump is
-    hashed byte for byte instead, so damage that a command adds still shows."""
-    digest = hashlib.sha256()
+    hashed byte for byte instead, so damage that a command adds still shows.
+
+    The dump is taken from a copy (with its journal or write-ahead log) in a private
+    folder: SQLite reading a WAL file read-only leaves ``-wal`` and ``-shm`` files beside
+    it, which would change the very folder a case inspects."""
     if not path.exists():
         return "absent"
-    try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    with tempfile.TemporaryDirectory(prefix="fingerprint-") as tmp:
+        copy = Path(tmp) / "project"
+        shutil.copyfile(path, copy)
+        for suffix in ("-wal", "-journal"):
+            if Path(f"{path}{suffix}").exists():
+                shutil.copyfile(f"{path}{suffix}", f"{copy}{suffix}")
+        digest = hashlib.sha256()
         try:
-            for line in conn.iterdump():
-                digest.update(line.encode("utf-8", "surrogatepass"))
-                digest.update(b"\n")
-        finally:
-            conn.close()
-        return "dump:" + digest.hexdigest()
-    except sqlite3.Error:
-        digest = hashlib.sha256(path.read_bytes())
-        return "bytes:" + digest.hexdigest()
+            conn = sqlite3.connect(copy)
+            try:
+                for line in conn.iterdump():
+                    digest.update(line.encode("utf-8", "surrogatepass"))
+                    digest.update(b"\n")
+            finally:
+                conn.close()
+            return "dump:" + digest.hexdigest()
+        except sqlite3.Error:
+            digest = hashlib.sha256(path.read_bytes())
+            return "bytes:" + digest.hexdigest()
+
+
+# Linux capabilities that let root ignore permission bits on files and folders.
+_CAP_DAC_OVERRIDE, _CAP_DAC_READ_SEARCH, _CAP_FOWNER = 1, 2, 3
+_PR_CAPBSET_DROP = 24
+_LIBC = ctypes.CDLL(None, use_errno=True)  # loaded here: nothing may be imported after fork
+
+
+def _drop_file_capabilities() -> None:
+    """Runs in the child between fork and exec: out of the bounding set, the capabilities
+    are not given to the program exec starts, root or not."""
+    for cap in (_CAP_DAC_OVERRIDE, _CAP_DAC_READ_SEARCH, _CAP_FOWNER):
+        if _LIBC.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+
+@dataclass(frozen=True)
+class User:
+    """Runs a command as a user for whom permission bits bind. Root ignores read-only
+    bits, so a case about them would hold for the wrong reason: when the tests run as
+    root, the command runs as root without the capabilities that override file
+    permissions (the files stay root's own, so only their bits decide); otherwise as the
+    current user."""
+
+    privileged: bool
+
+    def run_as(self) -> dict[str, object]:
+        """subprocess.run arguments that run a command as this user."""
+        return {"preexec_fn": _drop_file_capabilities} if self.privileged else {}
 
 
 @dataclass(frozen=True)
@@ -114,7 +156,9 @@ class Hostile:
         env: dict[str, str] | None = None,
         stdin: str | None = None,
         timeout: float = 120,
+        user: User | None = None,
     ) -> Run:
+        """``user``: run as that user (see the ``plain_user`` fixture)."""
         full_env = self._env(env)
         proc = subprocess.run(
             [sys.executable, "-m", "desktop", *map(str, args)],
@@ -125,6 +169,7 @@ class Hostile:
             env=full_env,
             input=stdin,
             timeout=timeout,
+            **user.run_as() if user is not None else {},  # type: ignore[arg-type]
         )
         return Run(proc.returncode, proc.stdout, proc.stderr)
 
@@ -188,6 +233,27 @@ class Hostile:
 @pytest.fixture
 def hostile(request: pytest.FixtureRequest) -> Iterator[Hostile]:
     yield Hostile(request.node.nodeid)
+
+
+@pytest.fixture
+def plain_user(tmp_path_factory: pytest.TempPathFactory) -> User:
+    """A user for whom permission bits bind (see :class:`User`); checked, so a case never
+    holds because they did not. Skips, saying why, only where no such user can be had."""
+    user = User(privileged=os.geteuid() == 0)
+    probe = tmp_path_factory.mktemp("probe") / "read-only"
+    probe.write_text("")
+    probe.chmod(0o444)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", f"open({str(probe)!r}, 'a')"],
+            capture_output=True,
+            **user.run_as(),  # type: ignore[arg-type]
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        pytest.skip(f"cannot run a command without root's file capabilities ({exc})")
+    if done.returncode == 0:
+        pytest.skip("permission bits do not bind here: a read-only file could be written")
+    return user
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

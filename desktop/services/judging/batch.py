@@ -19,7 +19,7 @@ import openai.types
 import openai.types.chat
 import pydantic
 
-from desktop.adapters.formats.atomic import atomic_text_file
+from desktop.adapters.formats.atomic import atomic_text_file, check_target
 from desktop.adapters.keys import key_masker
 from desktop.adapters.model_client import completion_from_response
 from desktop.adapters.rubric_files import rubric_from_text
@@ -59,6 +59,7 @@ def job_tag(job: JudgeJob) -> str:
 def export_batch(job: JudgeJob, out: Path) -> BatchExport:
     """Write every pending request of a job as one OpenAI Batch input file."""
     store = job.store
+    check_target(out, keep=store.path)  # before the manifest is stored in the project
     add_rubric(store, job.rubric)
     tasks, skipped = job.plan()
     tag = job_tag(job)
@@ -71,7 +72,7 @@ def export_batch(job: JudgeJob, out: Path) -> BatchExport:
     }
     store.set_setting(MANIFEST_PREFIX + tag, json.dumps(manifest))
     endpoint = "/v1/chat/completions" if job.profile.api_mode == "chat" else "/v1/completions"
-    with atomic_text_file(out) as fh:
+    with atomic_text_file(out, keep=store.path) as fh:
         for pair_id, order in tasks:
             request = job.request_for(pair_id, order)
             line = {
