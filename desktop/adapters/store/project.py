@@ -154,6 +154,9 @@ def open_project(
     try:
         store = ProjectStore(path, conn, readonly=readonly, sound=sound)
         _prepare(store, create=create)
+    except _NeedsUpgrade:
+        store.close()  # type: ignore[union-attr]
+        return _open_upgraded(path, in_wal=in_wal)
     except BaseException:
         if store is not None:
             store.close()
@@ -239,7 +242,7 @@ def _prepare(store: ProjectStore, *, create: bool) -> None:
             )
     pending = bool(MIGRATION_NAMES - applied)
     if pending and store.readonly:
-        raise ProjectError(f"{path}: needs an upgrade of its schema, but is opened read-only")
+        raise _NeedsUpgrade
     try:
         if create:
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
@@ -257,6 +260,42 @@ def _prepare(store: ProjectStore, *, create: bool) -> None:
             migrations.apply(store.db)
     except sqlite3.Error as exc:
         raise _translate(path, exc) from None
+
+
+class _NeedsUpgrade(Exception):
+    """A file from an older release, opened for reading: see _open_upgraded."""
+
+
+def _open_upgraded(path: Path, *, in_wal: bool) -> ProjectStore:
+    """A file from an older release, to be read. Where it may be written, it is brought up
+    to date as any writer would (after the damage check) and then read; where it may not
+    (a read-only folder, a colleague's file shared read-only), an up-to-date copy is made
+    in memory and read instead, so reading never needs write access."""
+    if _writable(path):
+        open_project(path).close()
+        return open_project(path, readonly=True)
+    source = _connect(path, readonly=True, in_wal=in_wal)
+    copy = sqlite3.connect(":memory:", check_same_thread=False, factory=damage.ProjectConnection)
+    try:
+        source.backup(copy)
+    except sqlite3.Error as exc:
+        copy.close()
+        raise _translate(path, exc) from None
+    finally:
+        source.close()
+    copy.project_path = path
+    copy.isolation_level = None
+    store = ProjectStore(path, copy, readonly=False)
+    try:
+        from desktop.adapters.store.migrations import migrations
+
+        migrations.apply(store.db)
+        copy.execute("PRAGMA query_only = ON")
+    except BaseException:
+        store.close()
+        raise
+    store.readonly = True
+    return store
 
 
 def _switch_to_wal(conn: sqlite3.Connection, path: Path) -> None:
