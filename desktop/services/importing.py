@@ -24,7 +24,8 @@ from desktop.adapters.formats.readers import (
     in_batches,
     read_records,
 )
-from desktop.adapters.store.pairs import content_key, ids_for_keys, insert_rows
+from desktop.adapters.store.pair_keys import content_key
+from desktop.adapters.store.pairs import ids_for_keys, insert_rows
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import insert_results, result_row
 from desktop.adapters.store.rubrics import now, record_rubric

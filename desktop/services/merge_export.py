@@ -14,7 +14,8 @@ from typing import Any
 
 from desktop.adapters.formats.cells import safe_cell
 from desktop.adapters.formats.readers import Record, in_batches, read_records, sniff_format
-from desktop.adapters.store.pairs import content_key, ids_for_keys, insert_rows
+from desktop.adapters.store.pair_keys import content_key
+from desktop.adapters.store.pairs import ids_for_keys, insert_rows
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import now
 from desktop.domain.errors import ImportDataError

@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from desktop.adapters.store.pair_keys import pair_key
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.errors import TiebreakError
 from desktop.domain.pairs import IDENTITY_FIELDS, Pair
@@ -28,27 +29,6 @@ _INSERT = (
     f"INSERT INTO pairs ({', '.join(PAIR_COLUMNS)})"
     f" VALUES ({', '.join('?' * len(PAIR_COLUMNS))}) ON CONFLICT(pair_key) DO NOTHING"
 )
-
-
-def pair_key(pair: Pair) -> str:
-    """What makes a pair the same on re-import: its external id, else its content."""
-    return content_key(pair.external_id, *(getattr(pair, f) for f in IDENTITY_FIELDS))
-
-
-def content_key(external_id: str | None, *identity: str | None) -> str:
-    """The ``pair_key`` of a pair: ``id:`` and its external id where it has one, else a
-    hash of its IDENTITY_FIELDS (texts and generators, in that order; absent = empty)."""
-    if external_id:
-        return "id:" + external_id
-    if len(identity) != len(IDENTITY_FIELDS):
-        raise ValueError(f"expected {len(IDENTITY_FIELDS)} identity fields, got {len(identity)}")
-    import hashlib  # loads OpenSSL: only when something is hashed
-
-    digest = hashlib.sha256()
-    for part in identity:
-        digest.update((part or "").encode("utf-8", "surrogatepass"))
-        digest.update(b"\x00")
-    return "sha256:" + digest.hexdigest()
 
 
 def identity_of(row: Sequence[Any]) -> dict[str, Any]:
