@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from desktop.adapters.formats.cells import FormulaGuard, safe_cell
 from desktop.adapters.store import open_project
-from desktop.adapters.store.human import add_verdict
+from desktop.adapters.store.human_verdicts import add_verdict
 from desktop.adapters.store.results import save_result
 from desktop.adapters.store.rubrics import record_rubric
 from desktop.domain.errors import TiebreakError

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from desktop.adapters.store import open_project
-from desktop.adapters.store.human import history
+from desktop.adapters.store.human_verdicts import history
 from desktop.adapters.store.pairs import count_pairs, find_pair
 from desktop.domain.errors import ImportDataError, TiebreakError
 from desktop.services.exporting import export_project

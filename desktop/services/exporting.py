@@ -16,11 +16,11 @@ from typing import Any
 
 from desktop.adapters.formats.atomic import atomic_text_file, check_target
 from desktop.adapters.formats.cells import FormulaGuard
-from desktop.adapters.store.human import CURRENT
+from desktop.adapters.store.human_verdicts import CURRENT
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import judge_models
 from desktop.adapters.store.rubrics import latest_rubric, rubric_names
-from desktop.domain.combine import human_consensus, judge_view
+from desktop.domain.dimension_view import human_consensus, judge_view
 from desktop.domain.errors import TiebreakError
 from desktop.domain.verdicts import final_verdict
 

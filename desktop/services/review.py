@@ -7,9 +7,9 @@ import json
 from collections.abc import Collection
 from typing import NamedTuple
 
-from desktop.adapters.store import human
+from desktop.adapters.store import human_verdicts
 from desktop.adapters.store.project import ProjectStore
-from desktop.domain.combine import DimensionView, dimension_view, human_consensus, judge_view
+from desktop.domain.dimension_view import DimensionView, dimension_view, human_consensus, judge_view
 from desktop.domain.verdicts import Verdict
 
 _V = {"A": Verdict.A, "B": Verdict.B, "tie": Verdict.TIE}
@@ -104,7 +104,7 @@ def list_rows(
           (SELECT group_concat(h.id || char(31) || h.dimension || char(31) || h.verdict
                                || char(31) || (h.reviewer = :me), char(30))
              FROM human_verdicts h WHERE h.pair_id = p.id AND h.rubric_name = :rubric
-             AND {human.CURRENT})
+             AND {human_verdicts.CURRENT})
         FROM pairs p WHERE {" AND ".join(where)} ORDER BY p.id"""
     rows: list[ListRow] = []
     cursor = store.conn.execute(sql, params)
@@ -196,7 +196,7 @@ def pair_verdicts(
         ).fetchone()
         if row:
             latest[order] = row
-    current = human.current_verdicts(store, pair_id, rubric)
+    current = human_verdicts.current_verdicts(store, pair_id, rubric)
     by_dim: dict[str, list[Verdict | None]] = {}
     for h in current:
         by_dim.setdefault(h.dimension, []).append(h.verdict)
@@ -232,7 +232,7 @@ def counts(store: ProjectStore, rubric: str, judge_model: str | None) -> tuple[i
     ).fetchone()[0]
     reviewed = store.conn.execute(  # a withdrawn verdict no longer counts
         "SELECT count(DISTINCT pair_id) FROM human_verdicts h WHERE rubric_name = ?"
-        f" AND verdict IS NOT NULL AND {human.CURRENT}",
+        f" AND verdict IS NOT NULL AND {human_verdicts.CURRENT}",
         [rubric],
     ).fetchone()[0]
     return total, judged, reviewed

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from desktop.adapters.store.pair_records import PairRecord, iter_pair_records
 from desktop.adapters.store.project import ProjectStore
-from desktop.adapters.store.verdict_stream import PairRecord, iter_pair_records
-from desktop.domain.combine import human_consensus
+from desktop.domain.dimension_view import human_consensus
 from desktop.services.exporting import dimensions_of
 from desktop.services.stats import pick_judge
 

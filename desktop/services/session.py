@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.adapters.profiles_file import get_profile, load_profiles
-from desktop.adapters.store import human, open_project
+from desktop.adapters.store import human_verdicts, open_project
 from desktop.adapters.store.pairs import get_pair
 from desktop.adapters.store.rubrics import rubric_names
 from desktop.domain.errors import TiebreakError
@@ -168,7 +168,7 @@ class ReviewSession:
         if self.current is None or self.current.id is None:
             return None
         me = self.reviewer()
-        current = human.current_verdicts(self.store, self.current.id, self.rubric_name)
+        current = human_verdicts.current_verdicts(self.store, self.current.id, self.rubric_name)
         return next(
             (h.verdict for h in current if h.reviewer == me and h.dimension == dimension), None
         )

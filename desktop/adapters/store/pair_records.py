@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from desktop.adapters.store.project import ProjectStore
-from desktop.domain.combine import human_consensus, judge_view
+from desktop.domain.dimension_view import human_consensus, judge_view
 from desktop.domain.head_to_head import as_preference, verdict_preference
 from desktop.domain.verdicts import Verdict
 
