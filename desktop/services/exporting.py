@@ -22,21 +22,11 @@ from desktop.adapters.store.results import judge_models
 from desktop.adapters.store.rubrics import latest_rubric, rubric_names
 from desktop.domain.dimension_view import human_consensus, judge_view
 from desktop.domain.errors import TiebreakError
+from desktop.domain.pairs import FIELDS
 from desktop.domain.verdicts import final_verdict
 
 EXPORT_FORMATS = ("csv", "jsonl")
-PAIR_FIELDS = (
-    "id",
-    "external_id",
-    "instruction",
-    "response_a",
-    "response_b",
-    "reference",
-    "source",
-    "model_a",
-    "model_b",
-    "category",
-)
+PAIR_FIELDS = ("id", *FIELDS)
 # Verdict and confidence JSON repeats across rows; parse each distinct text once.
 _loads = functools.lru_cache(maxsize=65536)(json.loads)
 

@@ -24,8 +24,7 @@ from desktop.adapters.formats.readers import (
     in_batches,
     read_records,
 )
-from desktop.adapters.store.pair_keys import content_key
-from desktop.adapters.store.pairs import ids_for_keys, insert_rows
+from desktop.adapters.store.pairs import ids_for_keys, insert_rows, new_row
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import insert_results, result_row
 from desktop.adapters.store.rubrics import now, record_rubric
@@ -38,7 +37,6 @@ from desktop.domain.annotations import (
 )
 from desktop.domain.columns import REQUIRED
 from desktop.domain.errors import ImportDataError
-from desktop.domain.pairs import IDENTITY_FIELDS
 from desktop.domain.results import JudgeResult, Order, Status
 from desktop.services.import_identity import IdCheck
 from desktop.services.import_sources import Source, Sources, unstorable_text
@@ -252,22 +250,8 @@ class _Job:
                 )
             else:
                 values[field] = str(value)
-        get = values.get
         metadata = {k: v for k, v in fields.items() if k not in self.used}
-        key = content_key(get("external_id"), *(get(f) for f in IDENTITY_FIELDS))
-        return (
-            key,
-            get("external_id"),
-            values["instruction"],
-            values["response_a"],
-            values["response_b"],
-            get("reference"),
-            get("source"),
-            get("model_a"),
-            get("model_b"),
-            get("category"),
-            json.dumps(metadata, ensure_ascii=False) if metadata else None,
-        )
+        return new_row(values, json.dumps(metadata, ensure_ascii=False) if metadata else None)
 
     def _alpaca(self, batch: list[Record], keys: list[str], ids: dict[str, int]) -> None:
         rows = []

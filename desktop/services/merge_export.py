@@ -15,11 +15,12 @@ from typing import Any
 from desktop.adapters.formats.cells import safe_cell
 from desktop.adapters.formats.readers import Record, in_batches, read_records, sniff_format
 from desktop.adapters.store.pair_keys import content_key
-from desktop.adapters.store.pairs import ids_for_keys, insert_rows
+from desktop.adapters.store.pairs import ids_for_keys, insert_rows, new_row
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import now
+from desktop.domain.columns import REQUIRED
 from desktop.domain.errors import ImportDataError
-from desktop.domain.pairs import IDENTITY_FIELDS, TEXT_FIELDS, identity_clash
+from desktop.domain.pairs import FIELDS, IDENTITY_FIELDS, identity_clash
 from desktop.services.merge import (
     BATCH,
     MergeReport,
@@ -176,24 +177,11 @@ class _ExportMerge:
             return unescape(value) if self.csv else value
 
         ids = self._id_candidates(fields)
-        ext = ids[0] if ids else None
-        texts = [text(f) for f in TEXT_FIELDS]
-        instruction, a, b = (t or "" for t in texts[:3])
-        return (
-            content_key(
-                ext, instruction, a, b, texts[3], texts[4], text("model_a"), text("model_b")
-            ),
-            ext,
-            instruction,
-            a,
-            b,
-            texts[3],
-            texts[4],
-            text("model_a"),
-            text("model_b"),
-            text("category"),
-            metadata_text(fields.get("metadata")),
-        )
+        values = {f: text(f) for f in FIELDS}
+        values["external_id"] = ids[0] if ids else None
+        for name in REQUIRED:  # a pair's texts are never absent, an empty one is ""
+            values[name] = values[name] or ""
+        return new_row(values, metadata_text(fields.get("metadata")))
 
     def _verdicts(self, where: str, fields: Mapping[str, Any], pid: int) -> None:
         rubric = self.rubric or fields.get("rubric") or None

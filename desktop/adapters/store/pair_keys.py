@@ -6,12 +6,7 @@ they must not import the store that runs them.
 
 from __future__ import annotations
 
-from desktop.domain.pairs import IDENTITY_FIELDS, Pair
-
-
-def pair_key(pair: Pair) -> str:
-    """What makes a pair the same on re-import: its external id, else its content."""
-    return content_key(pair.external_id, *(getattr(pair, f) for f in IDENTITY_FIELDS))
+from desktop.domain.pairs import IDENTITY_FIELDS
 
 
 def content_key(external_id: str | None, *identity: str | None) -> str:

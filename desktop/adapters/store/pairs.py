@@ -4,27 +4,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from desktop.adapters.store.pair_keys import pair_key
+from desktop.adapters.store.pair_keys import content_key
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.errors import TiebreakError
-from desktop.domain.pairs import IDENTITY_FIELDS, Pair
+from desktop.domain.pairs import FIELDS, IDENTITY_FIELDS, Pair
 
-PAIR_COLUMNS = (
-    "pair_key",
-    "external_id",
-    "instruction",
-    "response_a",
-    "response_b",
-    "reference",
-    "source",
-    "model_a",
-    "model_b",
-    "category",
-    "metadata",
-)
+PAIR_COLUMNS = ("pair_key", *FIELDS, "metadata")
 _INSERT = (
     f"INSERT INTO pairs ({', '.join(PAIR_COLUMNS)})"
     f" VALUES ({', '.join('?' * len(PAIR_COLUMNS))}) ON CONFLICT(pair_key) DO NOTHING"
@@ -37,19 +25,15 @@ def identity_of(row: Sequence[Any]) -> dict[str, Any]:
 
 
 def pair_row(pair: Pair) -> tuple[Any, ...]:
-    return (
-        pair_key(pair),
-        pair.external_id,
-        pair.instruction,
-        pair.response_a,
-        pair.response_b,
-        pair.reference,
-        pair.source,
-        pair.model_a,
-        pair.model_b,
-        pair.category,
-        json.dumps(pair.metadata, ensure_ascii=False) if pair.metadata else None,
-    )
+    metadata = json.dumps(pair.metadata, ensure_ascii=False) if pair.metadata else None
+    return new_row({f: getattr(pair, f) for f in FIELDS}, metadata)
+
+
+def new_row(fields: Mapping[str, str | None], metadata: str | None) -> tuple[Any, ...]:
+    """A prepared pairs row (see PAIR_COLUMNS) of a pair's ``fields`` (one absent is
+    empty) and its metadata as JSON text, keyed as ``pair_keys`` says."""
+    key = content_key(fields.get("external_id"), *(fields.get(f) for f in IDENTITY_FIELDS))
+    return (key, *(fields.get(f) for f in FIELDS), metadata)
 
 
 def insert_rows(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> int:
@@ -91,38 +75,16 @@ def count_pairs(store: ProjectStore) -> int:
 
 
 def _from_row(row: sqlite3.Row | tuple[Any, ...]) -> Pair:
-    (
-        pid,
-        external_id,
-        instruction,
-        a,
-        b,
-        reference,
-        source,
-        model_a,
-        model_b,
-        category,
-        metadata,
-    ) = row
+    """A row of ``_SELECT`` as a Pair."""
+    metadata = row[-1]
     return Pair(
-        id=pid,
-        external_id=external_id,
-        instruction=instruction,
-        response_a=a,
-        response_b=b,
-        reference=reference,
-        source=source,
-        model_a=model_a,
-        model_b=model_b,
-        category=category,
+        id=row[0],
+        **dict(zip(FIELDS, row[1:-1], strict=True)),
         metadata=json.loads(metadata) if metadata else {},
     )
 
 
-_SELECT = (
-    "SELECT id, external_id, instruction, response_a, response_b, reference, source,"
-    " model_a, model_b, category, metadata FROM pairs"
-)
+_SELECT = f"SELECT id, {', '.join(FIELDS)}, metadata FROM pairs"
 
 
 def get_pair(store: ProjectStore, pair_id: int) -> Pair | None:
