@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from desktop.adapters.store.pairs import identities_for_keys, identity_of
+from desktop.adapters.store.pairs import identities_for_keys, identity_of, last_id
 from desktop.domain.errors import ImportDataError
 from desktop.domain.pairs import identity_clash
 
@@ -25,8 +25,7 @@ FindEarlier = Callable[[str], str | None]
 class IdCheck:
     def __init__(self, conn: sqlite3.Connection, project: Path, find_earlier: FindEarlier) -> None:
         self.conn, self.project, self.find_earlier = conn, project, find_earlier
-        row = conn.execute("SELECT coalesce(max(id), 0) FROM pairs").fetchone()
-        self.first_new_id = row[0] + 1  # pairs from here on were added by this import
+        self.first_new_id = last_id(conn) + 1  # pairs from here on were added by this import
 
     def check(self, batch: Sequence[tuple[str, tuple[Any, ...]]]) -> None:
         """``batch``: (where, prepared pairs row) in file order."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from desktop.adapters.store.pair_keys import content_key
@@ -68,6 +68,35 @@ def _by_keys(
         sql = f"SELECT pair_key, {', '.join(columns)} FROM pairs WHERE pair_key IN ({marks})"
         for key, *values in conn.execute(sql, chunk):
             yield key, tuple(values)
+
+
+def stored_rows(store: ProjectStore, batch: int) -> Iterator[list[tuple[Any, ...]]]:
+    """Every pair as its row id and prepared row (see PAIR_COLUMNS), in id order, ``batch``
+    rows at a time."""
+    cursor = store.conn.execute(f"SELECT id, {', '.join(PAIR_COLUMNS)} FROM pairs ORDER BY id")
+    while rows := cursor.fetchmany(batch):
+        yield rows
+
+
+def identity_of_id(store: ProjectStore, pair_id: int) -> dict[str, str | None]:
+    """The IDENTITY_FIELDS of the pair with this row id."""
+    row = store.conn.execute(
+        f"SELECT {', '.join(IDENTITY_FIELDS)} FROM pairs WHERE id = ?", [pair_id]
+    ).fetchone()
+    return dict(zip(IDENTITY_FIELDS, row, strict=True))
+
+
+def identities_without_id(store: ProjectStore) -> Iterator[tuple[Any, ...]]:
+    """(row id, IDENTITY_FIELDS...) of every pair that has no external id."""
+    cols = ", ".join(IDENTITY_FIELDS)
+    yield from store.conn.execute(
+        f"SELECT id, {cols} FROM pairs WHERE external_id IS NULL OR external_id = ''"
+    )
+
+
+def last_id(conn: sqlite3.Connection) -> int:
+    """The highest row id in use (0 for none): pairs above it are added after now."""
+    return conn.execute("SELECT coalesce(max(id), 0) FROM pairs").fetchone()[0]
 
 
 def count_pairs(store: ProjectStore) -> int:

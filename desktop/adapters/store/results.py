@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from desktop.adapters.store.project import ProjectStore
@@ -72,6 +73,21 @@ def save_result(store: ProjectStore, result: JudgeResult) -> None:
     """Commit one result now, so a crash a moment later loses nothing acknowledged."""
     with store.transaction():
         insert_results(store.conn, [result_row(result)])
+
+
+def imported_answers(
+    store: ProjectStore, rubric_hash: str, pair_ids: Sequence[int]
+) -> Iterator[tuple[Any, ...]]:
+    """(pair id, judge, raw completion, verdicts, confidence) of what annotators' files
+    gave for these pairs (500 ids a query): an import compares a file's answers with them."""
+    for start in range(0, len(pair_ids), 500):
+        chunk = pair_ids[start : start + 500]
+        yield from store.conn.execute(
+            "SELECT pair_id, judge_model, raw_completion, verdicts, confidence"
+            " FROM judge_results WHERE rubric_hash = ? AND settings_hash = 'imported'"
+            f" AND ord = 'AB' AND pair_id IN ({','.join('?' * len(chunk))})",
+            [rubric_hash, *chunk],
+        )
 
 
 # Each judge of a rubric by skipping along the index (one seek per judge, however many

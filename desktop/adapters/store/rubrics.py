@@ -35,6 +35,22 @@ def record_rubric(
     )
 
 
+def copy_new_rubrics(store: ProjectStore, source: ProjectStore) -> None:
+    """Every rubric text of ``source`` under a name ``store`` does not know yet, as it was
+    recorded there; inside the caller's transaction."""
+    have = {r[0] for r in store.conn.execute("SELECT DISTINCT name FROM rubrics")}
+    for row in source.conn.execute(
+        "SELECT hash, name, title, dimensions, kind, text, added_at FROM rubrics ORDER BY rowid"
+    ):
+        if row[1] in have:
+            continue
+        store.conn.execute(
+            "INSERT INTO rubrics(hash, name, title, dimensions, kind, text, added_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING",
+            list(row),
+        )
+
+
 # Each rubric with judge results, and its oldest result, found by skipping along the index
 # (rubric_name, judge_model, id): a few seeks per rubric and judge, where grouping all the
 # results read every one of them (35 ms for 400,000 answers, at every window start).
