@@ -21,7 +21,7 @@ from desktop.adapters.store.human_verdicts import dimensions_with_verdicts
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import judge_models
 from desktop.adapters.store.rubrics import latest_rubric, rubric_names
-from desktop.domain.dimension_view import human_consensus, judge_view
+from desktop.domain.dimension_view import human_consensus, judge_view, worst_status
 from desktop.domain.errors import TiebreakError
 from desktop.domain.verdicts import final_verdict
 
@@ -158,7 +158,7 @@ def _rows(
     n_pair = len(PAIR_FIELDS)
     for row in rows_with_verdicts(store, rubric, judge_model):
         ab_status, ab_v, ab_c, has_ba, ba_status, ba_v, ba_c = row[n_pair + 1 : n_pair + 8]
-        status = _status(ab_status, ba_status if has_ba else None)
+        status = worst_status((ab_status, ba_status if has_ba else None))
         fv = _loads(ab_v) if ab_v else {}
         fc = _loads(ab_c) if ab_c else {}
         bv = _loads(ba_v) if ba_v else {}
@@ -191,15 +191,6 @@ def _rows(
             ]
         out.append(text(row[n_pair] or ""))
         yield out
-
-
-def _status(ab: str | None, ba: str | None) -> str:
-    """The worse of the two orders' statuses: error, then parse-failure, then ok."""
-    states = [s for s in (ab, ba) if s]
-    for worst in ("error", "parse-failure", "ok"):
-        if worst in states:
-            return worst
-    return ""
 
 
 def _blank(values: tuple[Any, ...], text: Callable[[str], str]) -> list[Any]:
