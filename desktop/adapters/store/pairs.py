@@ -99,6 +99,26 @@ def last_id(conn: sqlite3.Connection) -> int:
     return conn.execute("SELECT coalesce(max(id), 0) FROM pairs").fetchone()[0]
 
 
+def pair_ids_matching(
+    store: ProjectStore, where: str | None, pair_ids: Sequence[int] | None
+) -> list[int]:
+    """Ids, in order, of the pairs among ``pair_ids`` (all when None) that meet ``where``,
+    a user's SQL condition on the pairs' columns (``tiebreak judge --where``)."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if pair_ids is not None:
+        clauses.append(f"p.id IN ({','.join('?' * len(pair_ids))})")
+        params.extend(pair_ids)
+    if where:
+        clauses.append(f"({where})")
+    condition = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+    sql = f"SELECT p.id FROM pairs p {condition} ORDER BY p.id"
+    try:
+        return [r[0] for r in store.conn.execute(sql, params)]
+    except sqlite3.Error as exc:
+        raise TiebreakError(f"--where {where!r}: {exc}") from None
+
+
 def count_pairs(store: ProjectStore) -> int:
     return store.conn.execute("SELECT count(*) FROM pairs").fetchone()[0]
 

@@ -90,6 +90,44 @@ def imported_answers(
         )
 
 
+def finished_keys(
+    store: ProjectStore, rubric_hash: str, judge_model: str, settings_hash: str
+) -> set[tuple[int, str]]:
+    """(pair id, order) of every answer of this rubric text, model and settings that is not
+    an error: a job does not ask for these again."""
+    return set(
+        store.conn.execute(
+            "SELECT pair_id, ord FROM judge_results WHERE rubric_hash = ? AND judge_model = ?"
+            " AND settings_hash = ? AND status != 'error'",
+            [rubric_hash, judge_model, settings_hash],
+        )
+    )
+
+
+def answers_to_parse(
+    store: ProjectStore, rubric_name: str, *, everything: bool
+) -> list[tuple[int, str, str, str | None]]:
+    """(result id, order, raw completion, confidence) of a rubric's parse failures, or with
+    ``everything`` of every answer but errors."""
+    condition = "status != 'error'" if everything else "status = 'parse-failure'"
+    return store.conn.execute(
+        f"SELECT id, ord, raw_completion, confidence FROM judge_results"
+        f" WHERE rubric_name = ? AND raw_completion IS NOT NULL AND {condition}",
+        [rubric_name],
+    ).fetchall()
+
+
+def update_parsed(store: ProjectStore, updates: list[tuple[Any, ...]]) -> None:
+    """(status, verdicts, confidence, error, result id) of answers parsed again, committed
+    together."""
+    with store.transaction():
+        store.conn.executemany(
+            "UPDATE judge_results SET status = ?, verdicts = ?, confidence = ?, error = ?"
+            " WHERE id = ?",
+            updates,
+        )
+
+
 # Each judge of a rubric by skipping along the index (one seek per judge, however many
 # answers each has), with the id of its latest answer (one more seek).
 _JUDGES = """
