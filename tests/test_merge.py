@@ -19,9 +19,8 @@ from desktop.services.exporting import export_project
 from desktop.services.importing import import_file
 from desktop.services.merge import merge_file
 from desktop.services.stats import rubric_stats
-from tests.helpers import new_project, table_digest, write_jsonl
+from tests.helpers import new_project, table_digest, tiebreak, write_jsonl
 from tests.stats_helpers import add_rubric, judge, review
-from tests.test_cli import tiebreak
 
 DIMS = ("precision", "overall")
 ROWS = [
