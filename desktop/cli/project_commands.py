@@ -81,9 +81,9 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from desktop.adapters.store import open_project
     from desktop.cli.progress import stderr_progress
-    from desktop.services.exporting import export_project
+    from desktop.services.exporting import export_project, format_for
 
-    fmt = args.format or ("jsonl" if args.out.suffix.lower() in (".jsonl", ".ndjson") else "csv")
+    fmt = args.format or format_for(args.out)
     with open_project(args.project, readonly=True) as store:
         report = export_project(
             store,

@@ -50,6 +50,11 @@ class ExportReport:
         return f"; {cells} guarded against spreadsheet formulas"
 
 
+def format_for(out: Path) -> str:
+    """The format a file's name asks for: JSON lines for .jsonl and .ndjson, else CSV."""
+    return "jsonl" if out.suffix.lower() in (".jsonl", ".ndjson") else "csv"
+
+
 def require_rubric(store: ProjectStore, rubric: str, names: list[str] | None = None) -> str:
     """The rubric named, if the project knows it; else one line naming the ones it has."""
     names = rubric_names(store) if names is None else names

@@ -312,11 +312,11 @@ class ReviewSession:
     def export_work(self, out: Path) -> Work:
         """Export what the window shows: this rubric, and the verdicts of the judge shown."""
         path, rubric, judge = self.path, self.rubric_name, self.shown_judge
-        fmt = "jsonl" if out.suffix.lower() == ".jsonl" else "csv"
 
         def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
-            from desktop.services.exporting import export_project
+            from desktop.services.exporting import export_project, format_for
 
+            fmt = format_for(out)
             with open_project(path, readonly=True) as store:
                 return export_project(
                     store, out, rubric=rubric, fmt=fmt, judge_model=judge, progress=progress
