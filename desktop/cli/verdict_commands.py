@@ -88,8 +88,7 @@ def cmd_override(args: argparse.Namespace) -> int:
     from desktop.adapters.store.pairs import find_pair
     from desktop.adapters.store.rubrics import latest_rubric
     from desktop.services.overrides import override, parse_verdict
-    from desktop.services.project_rubrics import add_rubric, find_rubric
-    from desktop.services.rubric_index import dimensions_for
+    from desktop.services.project_rubrics import add_rubric, dimensions_for, find_rubric
 
     verdict = None if args.verdict.lower() == "clear" else parse_verdict(args.verdict)
     with open_project(args.project) as store:

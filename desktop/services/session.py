@@ -19,9 +19,10 @@ from desktop.domain.errors import TiebreakError
 from desktop.domain.pairs import Pair
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.verdicts import Verdict
-from desktop.services import judges, review, rubric_index
+from desktop.services import judges, review
 from desktop.services.app_settings import AppSettings
 from desktop.services.overrides import default_reviewer, override
+from desktop.services.project_rubrics import dimensions_for, rubric_choices
 
 Work = Callable[[Callable[[Any], None], threading.Event], Any]
 DEFAULT_RUBRIC = "just-eval"  # constrained JSON: every verdict parses, even from the local model
@@ -40,7 +41,7 @@ class ReviewSession:
         )
         saved = self.store.get_setting("rubric")
         self.rubric_name = saved if saved in self.rubric_choices() else self._default_rubric()
-        self.dimensions = rubric_index.dimensions_for(self.store, self.rubric_name)
+        self.dimensions = dimensions_for(self.store, self.rubric_name)
         self.shown_judge = self._latest_judge()
 
     @classmethod
@@ -56,7 +57,7 @@ class ReviewSession:
 
     # ---- choices ----------------------------------------------------------------------
     def rubric_choices(self) -> list[str]:
-        return rubric_index.rubric_choices(self.store)
+        return rubric_choices(self.store)
 
     def _default_rubric(self) -> str:
         used = rubric_names(self.store)
@@ -66,7 +67,7 @@ class ReviewSession:
         return list(load_profiles())
 
     def choose_rubric(self, name: str) -> None:
-        self.dimensions = rubric_index.dimensions_for(self.store, name)
+        self.dimensions = dimensions_for(self.store, name)
         self.rubric_name = name
         self.store.set_setting("rubric", name)
         self.shown_judge = self._latest_judge()
