@@ -13,6 +13,7 @@ import asyncio
 import email.utils
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,11 +64,15 @@ class ModelClient:
         timeout: float,
         max_retries: int,
         backoff: float = DEFAULT_BACKOFF,
+        alive: Callable[[], bool] | None = None,
     ) -> None:
         self.base_url = base_url
         self.timeout = timeout
         self.max_retries = max_retries
         self.backoff = backoff
+        # Whether the server's process still runs, where we started it: no retry knocks on
+        # the door of a process that is gone.
+        self.alive = alive
         self._client = openai.AsyncOpenAI(
             base_url=base_url,
             api_key=api_key or "no-key",
@@ -114,6 +119,8 @@ class ModelClient:
                 delay = wait if wait is not None else self.backoff * 2 ** (attempt - 1)
                 delay = min(delay, MAX_RETRY_AFTER if wait is not None else MAX_BACKOFF)
                 await asyncio.sleep(delay * (1 + random.random() * 0.1))
+                if self.alive is not None and not self.alive():
+                    raise error from None
 
     async def _send(self, request: ModelRequest) -> Any:
         """POST exactly ``request.body()`` through the client's documented ``post``: the same

@@ -52,6 +52,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
                 base_url=endpoint.base_url,
                 api_key=endpoint.api_key,
                 options=options,
+                server=endpoint.server,
             )
             summary = job.run(progress=_progress_printer(), cancel=cancel)
     finally:
@@ -61,6 +62,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
         f"{p.ok:,} ok, {p.parse_failures:,} parse failures, {p.errors:,} errors,"
         f" {p.skipped:,} already judged; {summary.elapsed_s:.1f} s (model {summary.judge_model})"
     )
+    for report in summary.restarts:
+        sys.stderr.write(f"tiebreak: {report}; started it again\n")
     for sample in summary.errors:
         sys.stderr.write(f"  {sample}\n")
     if summary.stopped:

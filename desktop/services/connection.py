@@ -7,7 +7,7 @@ import asyncio
 from dataclasses import dataclass
 
 from desktop.adapters.keys import get_key
-from desktop.adapters.local_server import MODEL_NAME, local_server
+from desktop.adapters.local_server import MODEL_NAME, LocalServer, local_server
 from desktop.adapters.model_client import ModelCallError, ModelClient
 from desktop.adapters.profiles_file import save_profile
 from desktop.domain.errors import TiebreakError
@@ -26,12 +26,14 @@ PROBE_SCHEMA = {
 class Endpoint:
     base_url: str
     api_key: str | None
+    server: LocalServer | None = None  # the process behind it, where the app started it
 
 
 def endpoint_for(profile: ModelProfile) -> Endpoint:
     """Where to send requests for a profile; starts the built-in local server on demand."""
     if profile.local:
-        return Endpoint(local_server().ensure_started(), None)
+        server = local_server()
+        return Endpoint(server.ensure_started(), None, server)
     if not profile.base_url:
         raise TiebreakError(f"profile {profile.name}: no base URL")
     key = get_key(profile)

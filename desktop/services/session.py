@@ -225,6 +225,7 @@ class ReviewSession:
                     base_url=endpoint.base_url,
                     api_key=endpoint.api_key,
                     options=JobOptions(swap=swap, pair_ids=pair_ids),
+                    server=endpoint.server,
                 )
                 return job.run(progress=lambda state: progress(_copy(state)), cancel=cancel)
 

@@ -103,6 +103,8 @@ class JudgeActions:
             f"judged {p.ok} ok, {p.parse_failures} parse failures, {p.errors} errors"
             f" in {summary.elapsed_s:.1f} s"
         )
+        for report in summary.restarts:
+            text += f"; {report}; started it again"
         if summary.stopped:
             self.error(f"judging stopped: {summary.stopped}")
         elif summary.cancelled:
