@@ -71,6 +71,11 @@ def cmd_judge(args: argparse.Namespace) -> int:
     if summary.cancelled:
         sys.stderr.write("tiebreak: cancelled; every answer received so far is saved\n")
         return 1
+    if p.errors:  # a parse failure is an answer; an error is not, and the job is not done
+        sys.stderr.write(
+            f"tiebreak: {p.errors:,} left in error; the same command asks for them again\n"
+        )
+        return 1
     return 0
 
 
