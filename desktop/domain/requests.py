@@ -27,6 +27,7 @@ class ModelRequest:
     prompt: str | None = None
     response_format: dict[str, Any] | None = None
     logprobs: bool = False
+    grammar: str | None = None  # GBNF, for servers that take one (llama.cpp's)
 
     def body(self) -> dict[str, Any]:
         """The JSON body of the HTTP request, exactly as sent."""
@@ -46,6 +47,8 @@ class ModelRequest:
                 body["logprobs"] = TOP_LOGPROBS
         if self.response_format is not None:
             body["response_format"] = self.response_format
+        if self.grammar is not None:
+            body["grammar"] = self.grammar
         return body
 
     @property
@@ -55,6 +58,24 @@ class ModelRequest:
     def hash(self) -> str:
         canonical = json.dumps(self.body(), sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+# One verdict as the rubrics spell it; "Tie" too, so a model that capitalises is not pushed
+# off its own answer. The parser reads either.
+_VERDICT_RULE = 'verdict ::= "A" | "B" | "tie" | "Tie"'
+
+
+def answer_grammar(rubric: Rubric) -> str | None:
+    """A GBNF grammar that admits only a well-formed free-text answer: one verdict
+    (``single``), or one per dimension separated by ", " (``comma-list``, as the HREF
+    examples write it). None for JSON answers, which a schema constrains instead."""
+    kind = rubric.answer.kind
+    if kind is AnswerKind.SINGLE:
+        return f"root ::= verdict\n{_VERDICT_RULE}\n"
+    if kind is AnswerKind.COMMA_LIST:
+        items = ' ", " '.join(["verdict"] * len(rubric.dimensions))
+        return f"root ::= {items}\n{_VERDICT_RULE}\n"
+    return None
 
 
 def answer_schema(rubric: Rubric) -> dict[str, Any] | None:

@@ -22,6 +22,10 @@ PROBE_SCHEMA = {
 }
 
 
+# A server that takes the grammar can only answer "A".
+PROBE_GRAMMAR = 'root ::= "A"'
+
+
 @dataclass(frozen=True)
 class Endpoint:
     base_url: str
@@ -58,6 +62,7 @@ class ConnectionReport:
     json_schema: bool
     json_object: bool
     problems: tuple[str, ...]
+    grammar: bool = False
 
     def summary(self, name: str) -> str:
         """One line for a person: what works on this server."""
@@ -65,7 +70,7 @@ class ConnectionReport:
         text = (
             f"profile {name}: {'answers' if self.answers else 'does NOT answer'};"
             f" logprobs {yes[self.logprobs]}; json_schema {yes[self.json_schema]};"
-            f" json_object {yes[self.json_object]}"
+            f" json_object {yes[self.json_object]}; grammar {yes[self.grammar]}"
         )
         if self.models:
             text += f"; models: {', '.join(self.models[:5])}"
@@ -78,6 +83,7 @@ class ConnectionReport:
             "logprobs": self.logprobs,
             "json_schema": self.json_schema,
             "json_object": self.json_object,
+            "grammar": self.grammar,
         }
 
 
@@ -142,8 +148,11 @@ async def _test(profile: ModelProfile) -> ConnectionReport:
             json_object, _ = await attempt(
                 response_format={"type": "json_object", "schema": PROBE_SCHEMA}
             )
+        grammar = False
+        if answers:
+            grammar, _ = await attempt(grammar=PROBE_GRAMMAR)
         return ConnectionReport(
-            models, answers, logprobs, json_schema, json_object, tuple(problems)
+            models, answers, logprobs, json_schema, json_object, tuple(problems), grammar
         )
     finally:
         await client.close()

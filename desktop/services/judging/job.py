@@ -29,7 +29,7 @@ from desktop.domain.chat_formats import format_prompt
 from desktop.domain.errors import RubricError, TiebreakError
 from desktop.domain.profiles import ModelProfile, settings_hash
 from desktop.domain.render import render
-from desktop.domain.requests import ModelRequest, response_format
+from desktop.domain.requests import ModelRequest, answer_grammar, response_format
 from desktop.domain.results import JudgeResult, Order, Status
 from desktop.domain.rubric import Rubric
 from desktop.services.judging.outcome import interpret
@@ -104,12 +104,16 @@ class JudgeJob:
         self.max_tokens = profile.max_tokens or rubric.decoding.max_tokens
         self.structured = profile.structured_mode()
         self.response_format = response_format(rubric, self.structured)
+        self.grammar = answer_grammar(rubric) if profile.sends_grammar() else None
         self.logprobs = profile.logprobs and rubric.answer.one_token
+        # What constrains the answer: a JSON mode, a grammar, or nothing ("off", as in the
+        # key of every result judged before grammars, so those keep their key).
+        shape = self.structured if self.response_format else "grammar" if self.grammar else "off"
         self.settings = settings_hash(
             profile,
             temperature=self.temperature,
             max_tokens=self.max_tokens,
-            structured=self.structured if self.response_format else "off",
+            structured=shape,
             logprobs=self.logprobs,
             fewshot=self.options.fewshot,
         )
@@ -130,6 +134,7 @@ class JudgeJob:
             "max_tokens": self.max_tokens,
             "response_format": self.response_format,
             "logprobs": self.logprobs,
+            "grammar": self.grammar,
         }
         if self.profile.api_mode == "chat":
             return ModelRequest(api_mode="chat", messages=tuple(messages), **common)
@@ -286,7 +291,9 @@ class _Run:
             self._store(pair_id, order, Status.ERROR, error=str(exc), request_hash=request.hash())
             return
         self.unreachable_streak = 0
-        status, verdicts, confidence, parse_error = interpret(job.rubric, order, completion)
+        status, verdicts, confidence, parse_error = interpret(
+            job.rubric, order, completion, constrained=job.grammar is not None
+        )
         self._store(
             pair_id,
             order,
