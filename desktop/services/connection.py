@@ -33,11 +33,12 @@ class Endpoint:
     server: LocalServer | None = None  # the process behind it, where the app started it
 
 
-def endpoint_for(profile: ModelProfile) -> Endpoint:
-    """Where to send requests for a profile; starts the built-in local server on demand."""
+def endpoint_for(profile: ModelProfile, *, logprobs: bool = True) -> Endpoint:
+    """Where to send requests for a profile; starts the built-in local server on demand,
+    able to give ``logprobs`` if they will be asked for."""
     if profile.local:
         server = local_server()
-        return Endpoint(server.ensure_started(), None, server)
+        return Endpoint(server.ensure_started(logprobs=logprobs), None, server)
     if not profile.base_url:
         raise TiebreakError(f"profile {profile.name}: no base URL")
     key = get_key(profile)

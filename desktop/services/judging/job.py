@@ -29,7 +29,12 @@ from desktop.domain.chat_formats import format_prompt
 from desktop.domain.errors import RubricError, TiebreakError
 from desktop.domain.profiles import ModelProfile, settings_hash
 from desktop.domain.render import render
-from desktop.domain.requests import ModelRequest, answer_grammar, response_format
+from desktop.domain.requests import (
+    ModelRequest,
+    answer_grammar,
+    asks_logprobs,
+    response_format,
+)
 from desktop.domain.results import JudgeResult, Order, Status
 from desktop.domain.rubric import Rubric
 from desktop.services.judging.outcome import interpret
@@ -105,7 +110,7 @@ class JudgeJob:
         self.structured = profile.structured_mode()
         self.response_format = response_format(rubric, self.structured)
         self.grammar = answer_grammar(rubric) if profile.sends_grammar() else None
-        self.logprobs = profile.logprobs and rubric.answer.one_token
+        self.logprobs = asks_logprobs(profile, rubric)
         # What constrains the answer: a JSON mode, a grammar, or nothing ("off", as in the
         # key of every result judged before grammars, so those keep their key).
         shape = self.structured if self.response_format else "grammar" if self.grammar else "off"
@@ -205,7 +210,6 @@ class _Run:
         self.error_samples: list[str] = []
         self.unreachable_streak = 0
         self.restarts: list[str] = []
-        self.client = self._client(job.base_url)
 
     def _client(self, base_url: str) -> ModelClient:
         job = self.job
@@ -220,6 +224,10 @@ class _Run:
 
     async def execute(self, tasks: list[tuple[int, Order]]) -> None:
         job = self.job
+        base_url = job.base_url
+        if job.server is not None:  # started (again) if it died, and able to give logprobs
+            base_url = await asyncio.to_thread(job.server.ensure_started, logprobs=job.logprobs)
+        self.client = self._client(base_url)  # replaced when the server is restarted
         self.restart_lock = asyncio.Lock()
         try:
             await self._cancellable([self._preflight(self.client)])
