@@ -139,7 +139,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
     profile = get_profile(args.name)
     report = test_and_remember(profile)
     print(report.summary(profile.name))
-    return 0 if report.answers else 1
+    return 0 if report.works else 1
 
 
 def cmd_reparse(args: argparse.Namespace) -> int:

@@ -4,7 +4,7 @@ and test what the server can do."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from desktop.adapters.keys import get_key
 from desktop.adapters.local_server import MODEL_NAME, LocalServer, local_server
@@ -13,6 +13,7 @@ from desktop.adapters.profiles_file import save_profile
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.requests import ModelRequest
+from desktop.services.judge_check import JudgeCheck, check_judging
 
 PROBE_SCHEMA = {
     "type": "object",
@@ -64,6 +65,12 @@ class ConnectionReport:
     json_object: bool
     problems: tuple[str, ...]
     grammar: bool = False
+    judging: JudgeCheck | None = None  # two demo pairs judged as a job would
+
+    @property
+    def works(self) -> bool:
+        """The server answers, and judging a pair works with it."""
+        return self.answers and (self.judging is None or self.judging.works)
 
     def summary(self, name: str) -> str:
         """One line for a person: what works on this server."""
@@ -73,6 +80,8 @@ class ConnectionReport:
             f" logprobs {yes[self.logprobs]}; json_schema {yes[self.json_schema]};"
             f" json_object {yes[self.json_object]}; grammar {yes[self.grammar]}"
         )
+        if self.judging is not None:
+            text += f"; {self.judging.summary()}"
         if self.models:
             text += f"; models: {', '.join(self.models[:5])}"
         if self.problems:
@@ -89,7 +98,8 @@ class ConnectionReport:
 
 
 def test_connection(profile: ModelProfile) -> ConnectionReport:
-    """List models and send tiny requests, so `auto` modes pick the shape this server takes."""
+    """List models and send tiny requests, so `auto` modes pick the shape this server takes;
+    then judge two demo pairs as a job would, to time a pair."""
     return asyncio.run(_test(profile))
 
 
@@ -152,8 +162,12 @@ async def _test(profile: ModelProfile) -> ConnectionReport:
         grammar = False
         if answers:
             grammar, _ = await attempt(grammar=PROBE_GRAMMAR)
-        return ConnectionReport(
+        report = ConnectionReport(
             models, answers, logprobs, json_schema, json_object, tuple(problems), grammar
         )
+        if not answers:
+            return report
+        tested = profile.with_changes(capabilities=report.capabilities())
+        return replace(report, judging=await check_judging(tested, endpoint))
     finally:
         await client.close()
