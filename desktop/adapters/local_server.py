@@ -23,6 +23,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.domain.errors import TiebreakError
@@ -111,6 +112,21 @@ def exit_text(code: int) -> str:
     return f"exited (code {code})"
 
 
+@dataclass(frozen=True)
+class ServerExit:
+    """How the server's process ended, and the last line it logged."""
+
+    how: str  # "crashed (signal 11, SIGSEGV)", "exited (code 1)"
+    last_line: str
+
+    @property
+    def short(self) -> str:
+        return f"{SERVER_NAME} {self.how}"
+
+    def __str__(self) -> str:
+        return f"{self.short}; last log line: {self.last_line}"
+
+
 class LocalServer:
     """One server process, started on demand and started again on request."""
 
@@ -157,16 +173,15 @@ class LocalServer:
         proc = self._proc
         return proc is not None and proc.poll() is None
 
-    def exit_report(self) -> str | None:
-        """None while the process runs (or before it ever ran); else how it ended and the
-        last line it logged, in one line for a person."""
+    def exit_report(self) -> ServerExit | None:
+        """None while the process runs (or before it ever ran); else how it ended."""
         proc = self._proc
         if proc is None:
             return None
         code = proc.poll()
         if code is None:
             return None
-        return f"{SERVER_NAME} {exit_text(code)}; last log line: {self._log_tail()}"
+        return ServerExit(exit_text(code), self._log_tail())
 
     def log_text(self) -> str:
         """What the running process has logged so far."""

@@ -84,8 +84,8 @@ class ConnectionReport:
             text += f"; {self.judging.summary()}"
         if self.models:
             text += f"; models: {', '.join(self.models[:5])}"
-        if self.problems:
-            text += f"; {self.problems[0]}"
+        if self.problems:  # one line: a server's error may carry its traceback
+            text += f"; {self.problems[0].strip().splitlines()[0]}"
         return text
 
     def capabilities(self) -> dict[str, bool]:

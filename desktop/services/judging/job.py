@@ -42,7 +42,7 @@ from desktop.services.judging.plan import ResultKey, pending_tasks
 from desktop.services.project_rubrics import add_rubric
 
 if TYPE_CHECKING:
-    from desktop.adapters.local_server import LocalServer
+    from desktop.adapters.local_server import LocalServer, ServerExit
 
 # Failures in a row that say the server has gone away, with no answer between them.
 UNREACHABLE_STREAK = 3
@@ -83,8 +83,8 @@ class JobSummary:
     judge_model: str
     settings_hash: str
     errors: tuple[str, ...] = field(default_factory=tuple)
-    # How each server process that was started again had ended ("... crashed (signal 11)").
-    restarts: tuple[str, ...] = field(default_factory=tuple)
+    # How each server process that was started again had ended.
+    restarts: tuple[ServerExit, ...] = field(default_factory=tuple)
 
 
 class JudgeJob:
@@ -209,7 +209,7 @@ class _Run:
         self.stopped: str | None = None
         self.error_samples: list[str] = []
         self.unreachable_streak = 0
-        self.restarts: list[str] = []
+        self.restarts: list[ServerExit] = []
 
     def _client(self, base_url: str) -> ModelClient:
         job = self.job
@@ -342,7 +342,7 @@ class _Run:
             if self.client is not client:
                 return True  # another request saw the death first and has restarted it
             if self.stopped is not None or len(self.restarts) >= SERVER_RESTARTS:
-                self.stopped = self.stopped or report
+                self.stopped = self.stopped or str(report)
                 return False
             self.restarts.append(report)
             try:
