@@ -58,24 +58,24 @@ def free_port() -> int:
 
 def server_options(*, logprobs: bool = True, cpus: int | None = None) -> dict[str, str]:
     """The llama.cpp server's settings besides the model and the address, measured with
-    ``tests/bench/bench_local.py --sweep`` (the 20 demo pairs with href-four on a 2-core
-    AVX-512 machine, against the settings before, interleaved pair by pair).
+    ``tests/bench/bench_local.py --sweep`` (href-four on the demo pairs, each setting
+    against the one before, pair by pair; on a 2-core machine shared with other work, so
+    only differences beyond about 15% are real).
 
-    ``n_threads`` and ``n_threads_batch``: half the cores, for generation (llama-cpp-python's
-    own default) and now for reading the prompt too (its default was every core). With every
-    core, each step waits for the slowest thread, and one is always slow as soon as anything
-    else (the window, the job's own process) needs a core: the prompt was read 1.14-1.24x
-    faster with half, on 30% less CPU; generation with every core was 0.74-0.98x as fast.
+    ``n_threads``: half the cores generate (llama-cpp-python's default); every core reads
+    the prompt (its default too, so not passed). Half for the prompt was 0.61-0.65x as fast
+    on a quiet machine, and 1.1-1.2x only while other processes kept the cores busy; every
+    core for generation gained 1-2%, within the noise.
     ``logits_all``: llama-cpp-python gives logprobs (a one-token verdict's confidence) only
-    when the logits of every prompt token are computed and copied, which costs the output
-    layer once per prompt token: without them, href-four was 1.18x faster again. So they
-    are on only for a server that must give logprobs. A larger or smaller batch (n_ubatch
-    128, 256, 2048) and flash attention (0.77-0.79x) did not help.
+    when the logits of every prompt token are computed and copied out; that costs the output
+    layer once per prompt token, and without it href-four was 1.05-1.14x as fast and
+    just-eval 1.07x. So it is on only for a server that must give logprobs.
+    Flash attention (0.94-1.01x) and other batch sizes (128, 256, 2048) gained nothing
+    beyond the noise, nor did a q8_0 key cache where prompt reading alone was timed.
     """
     threads = str(max(1, (cpus or os.cpu_count() or 2) // 2))
     return {
         "n_threads": threads,
-        "n_threads_batch": threads,
         "logits_all": "true" if logprobs else "false",
         "verbose": "false",
     }

@@ -10,14 +10,15 @@ Two servers run side by side, each a ``LocalServer`` started as the app starts i
   verdict and comma lists constrained by a grammar.
 
 Every built-in rubric judges the same pairs, in both orders, through ``JudgeJob`` into a
-project per server. Before each rubric, each server is started afresh, as for a first job
-with that rubric, and judges one pair outside the figures (the last demo pair, in a project
-of its own), so that it holds the rubric's shared prompt, as it does for all but the first
-pair of any job. Then requests alternate between the servers pair by pair (which goes first
-alternates too), so load from anything else on the machine hits both alike. Per rubric and
-server: pairs per minute (pairs judged / time spent judging them, both orders), the median
-of the pair-by-pair ratios (which a change of load between pairs does not skew),
-parse-failure rate, mean answer length in tokens, and the server's CPU seconds.
+project per server. The rubrics that read logprobs come last, so the new server is started
+again with logits once, as in the app. Before each rubric, each server judges one pair
+outside the figures (the last demo pair, in a project of its own), so that it holds the
+rubric's shared prompt, as it does for all but the first pair of any job. Then requests
+alternate between the servers pair by pair (which goes first alternates too), so load from
+anything else on the machine hits both alike. Per rubric and server: pairs per minute
+(pairs judged / time spent judging them, both orders), the median of the pair-by-pair
+ratios (which a change of load between pairs does not skew), parse-failure rate, mean
+answer length in tokens, and the server's CPU seconds.
 
 Targets: on ``href-four``, new at least 1.3x today's pairs per minute; parse failures with
 the new settings at most 1% over every rubric and order.
@@ -29,7 +30,7 @@ stderr. Exits non-zero only when something fails (a request errors, a server can
 never because a target is missed.
 
     .venv/bin/python tests/bench/bench_local.py            # 20 pairs x 6 rubrics x 2 orders
-    .venv/bin/python tests/bench/bench_local.py --quick    # 2 pairs, both orders (CI)
+    .venv/bin/python tests/bench/bench_local.py --quick    # 2 pairs, 3 rubrics (CI)
     .venv/bin/python tests/bench/bench_local.py --sweep    # thread and batch settings
 """
 
@@ -50,8 +51,10 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from desktop.adapters.local_server import LocalServer, llama_command, server_options  # noqa: E402
+from desktop.adapters.rubric_files import load_rubric  # noqa: E402
 from desktop.adapters.store import open_project  # noqa: E402
 from desktop.domain.profiles import local_profile  # noqa: E402
+from desktop.domain.requests import asks_logprobs  # noqa: E402
 from desktop.resources import prompts_dir, resources_dir  # noqa: E402
 from desktop.services.importing import import_file  # noqa: E402
 from desktop.services.judging import JobOptions, JudgeJob  # noqa: E402
@@ -61,6 +64,8 @@ N_CTX = 8192
 SPEED_TARGET = 1.3  # new / today, pairs per minute on href-four
 PARSE_TARGET = 0.01  # parse failures / answers, new settings, every rubric and order
 SWEEP_RUBRIC = "href-four"
+# --quick: one rubric per answer kind (a comma list, one verdict read with its logprob, JSON).
+QUICK_RUBRICS = ("href-four", "just-eval", "href-overall")
 WARM_UP_PAIR = 20  # the last demo pair: outside the figures unless all 20 are judged
 
 
@@ -85,6 +90,9 @@ class Setup:
     name: str
     options: dict[str, str] | None  # None: the app's own (server_options, by logprobs)
     grammar: bool
+    # Run llama-cpp-python's server as it is, the model with extra buffer types: what crashes
+    # on Intel AMX, so only ever in --sweep, to measure what turning them off costs.
+    extra_buffer_types: bool = False
     server: LocalServer = field(init=False)
     project: Path = field(init=False)
     seconds: dict[str, float] = field(default_factory=dict)  # per rubric, judging time
@@ -92,7 +100,15 @@ class Setup:
     per_pair: dict[str, list[float]] = field(default_factory=dict)  # per rubric, in order
 
     def start(self, folder: Path) -> None:
-        self.server = LocalServer(n_ctx=N_CTX, command=llama_command(N_CTX, self.options))
+        command = llama_command(N_CTX, self.options)
+        if self.extra_buffer_types:
+            launcher = command
+
+            def command(port: int, logprobs: bool) -> list[str]:
+                argv = launcher(port, logprobs)
+                return [*argv[:2], "llama_cpp.server", *argv[3:]]
+
+        self.server = LocalServer(n_ctx=N_CTX, command=command)
         self.project = folder / f"{self.name}.tiebreak"
         self.scratch = folder / f"{self.name}-warm-up.tiebreak"
         for path in (self.project, self.scratch):
@@ -100,11 +116,9 @@ class Setup:
                 import_file(store, resources_dir() / "demo_pairs.jsonl")
 
     def warm_up(self, rubric: str) -> None:
-        """A new server, as for a first job with this rubric (the job starts it, with
-        logprobs where the rubric asks for them); then one pair judged outside the figures,
-        so the server holds the rubric's shared prompt, as during any job of more than one
-        pair."""
-        self.server.stop()
+        """One pair judged outside the figures, so the server holds the rubric's shared
+        prompt, as during any job of more than one pair (and has been started again with
+        logprobs, where this is the first rubric that reads them)."""
         self._job(self.scratch, rubric, WARM_UP_PAIR, swap=False)
 
     def judge(self, rubric: str, pair_id: int, swap: bool) -> float:
@@ -162,6 +176,13 @@ class Setup:
         }
 
 
+def reads_logprobs(rubric: str) -> tuple[bool, str]:
+    """Rubrics whose jobs read logprobs last: a server started without them is started
+    again with them once, as in the app, not once per rubric."""
+    found = load_rubric(prompts_dir() / f"{rubric}.toml")
+    return asks_logprobs(local_profile(), found), rubric
+
+
 def server_cpu(server: LocalServer) -> float:
     """CPU seconds the server process has used (user + system), from /proc where there."""
     try:
@@ -216,11 +237,15 @@ def sweep_setups(only: list[str] | None = None) -> list[Setup]:
         ("no_logits_all_batch_threads_half", {"logits_all": "false", "n_threads_batch": half}),
         ("ubatch_256_batch_threads_half", {"n_ubatch": "256", "n_threads_batch": half}),
         ("no_logits_all", {"logits_all": "false"}),
+        ("no_logits_all_flash_attn", {"logits_all": "false", "flash_attn": "true"}),
+        ("no_logits_all_threads_all", {"logits_all": "false", "n_threads": str(cpus)}),
     ]
     setups = [Setup("today", today_options(), grammar=True)]
     for name, change in variants:
         if not only or name in only:
             setups.append(Setup(name, {**today_options(), **change}, grammar=True))
+    if only and "extra_buffer_types_on" in only:
+        setups.append(Setup("extra_buffer_types_on", today_options(), True, True))
     return setups
 
 
@@ -233,7 +258,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", action="append", help="with --sweep: only these settings")
     args = parser.parse_args(argv)
     pairs = args.pairs or (2 if args.quick else 20)
-    rubrics = args.rubric or sorted(p.stem for p in prompts_dir().glob("*.toml"))
+    names = args.rubric or (
+        list(QUICK_RUBRICS) if args.quick else [p.stem for p in prompts_dir().glob("*.toml")]
+    )
+    rubrics = sorted(names, key=reads_logprobs)
     if args.sweep:
         setups = sweep_setups(args.variant)
         rubrics = args.rubric or [SWEEP_RUBRIC]
@@ -273,7 +301,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def settings_of(setup: Setup) -> dict[str, Any]:
     if setup.options is not None:
-        return {**setup.options, "grammar": setup.grammar}
+        extra = {"extra_buffer_types": "on"} if setup.extra_buffer_types else {}
+        return {**setup.options, "grammar": setup.grammar, **extra}
     options: dict[str, Any] = dict(server_options(logprobs=False))
     options["logits_all"] = "only where logprobs are asked for"
     return {**options, "grammar": setup.grammar}
