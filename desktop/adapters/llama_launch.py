@@ -12,12 +12,15 @@ False`` keeps every weight in the plain CPU buffer, which avoids that path. The 
 no option for it, so this wrapper sets it on the defaults ``Llama`` starts from (no file in
 site-packages is changed), then runs the server as it is.
 
-Off on every CPU, not only where the CPU has AMX. Measured on an AVX-512 x86-64 without AMX
-(tests/bench/bench_local.py, and llama.cpp's load log): with the extra buffer types on, not
-one of the bundled model's tensors goes into one ("cannot be used with preferred buffer type
-CPU_REPACK, using CPU instead"), and judging is as fast with them off. ggml's repack kernels
-(x86-64 and arm64) have no layout for Q4_1, the type of all 210 weight matrices of the
-bundled SmolLM2-135M, so AMX is the only place where they would have gone. Off everywhere
+Off on every CPU, not only where the CPU has AMX. Measured on an AVX-512 x86-64 without AMX:
+with the extra buffer types on, not one of the bundled model's tensors goes into one
+(llama.cpp's load log: "cannot be used with preferred buffer type CPU_REPACK, using CPU
+instead"), and judging href-four was as fast with them off as on (``tests/bench/
+bench_local.py --sweep --variant extra_buffer_types_on``: on, 0.995x over 10 pairs in both
+orders, 1.007x the median pair).
+ggml's repack kernels (x86-64 and arm64) have no layout for Q4_1, the type of all 210 weight
+matrices of the bundled SmolLM2-135M, so AMX is the only place where they would have gone
+(arm64 could repack the one Q8_0 tensor, the output layer: not measured). Off everywhere
 therefore costs nothing measured, needs no CPU detection (which cannot be read the same way
 on every system, and can disagree with what ggml itself detects), and the tests run exactly
 what a user on an AMX machine runs.
