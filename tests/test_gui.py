@@ -381,6 +381,7 @@ def test_settings_test_connection_and_key_to_keyring(
     dialog.test_button.click()  # off the GUI thread: the dialog answers meanwhile
     qtbot.waitUntil(lambda: "answers" in dialog.test_result.text(), timeout=10_000)
     assert "profile test: answers" in dialog.test_result.text()
+    assert "judged 2 demo pairs (href-overall): first " in dialog.test_result.text()
     dialog.key.setText("sk-secret-123")
     dialog.reviewer.setText("grace")
     dialog._save()

@@ -105,6 +105,8 @@ class JudgeActions:
             f"judged {p.ok} ok, {p.parse_failures} parse failures, {p.errors} errors"
             f" in {summary.elapsed_s:.1f} s"
         )
+        for report in summary.restarts:  # the whole report would not fit the status bar
+            text += f"; {report.short} and was started again"
         if summary.stopped:
             self.error(f"judging stopped: {summary.stopped}")
         elif summary.cancelled:

@@ -153,7 +153,11 @@ class SettingsDialog(QDialog):
 
     def _tested(self, text: str) -> None:
         self.test_button.setEnabled(True)
-        self.test_result.setText(text)
+        label = self.test_result
+        label.setText(text.replace("; ", "\n"))  # a line per finding
+        # A dialog does not grow for a wrapped label by itself: every line must show.
+        label.setMinimumHeight(label.heightForWidth(label.width()))
+        self.adjustSize()
         self.profiles = load_profiles()  # with what the test found out
 
     def _save(self) -> None:
