@@ -26,7 +26,7 @@ JUDGE_ENGINE = ("desktop.services.connection", "desktop.services.judging")  # op
 
 
 class JudgeActions(QObject):
-    finished = Signal()  # a job ended: its verdicts are in the project
+    finished = Signal()  # a job ended: what shows verdicts follows
 
     def __init__(
         self,
@@ -141,12 +141,10 @@ class JudgeActions(QObject):
         self.job = None
         self._flush_timer.stop()
         self._flush()
-        self.finished.emit()
         self.progress.hide()
         self.cancel_button.hide()
-        self.display.show_verdicts()
-        self.counts.refresh()
         self.choices.refresh_judges()
+        self.finished.emit()
 
     def _done(self, summary: JobSummary) -> None:
         self._ended()

@@ -61,7 +61,7 @@ class MainWindow(QMainWindow):
         bar.addPermanentWidget(self.counts)
         self.shortcuts = Shortcuts(self)
         self.choices = Choices(context, self.menuBar())
-        self.editing = VerdictActions(context, self.display, self.pairs, self.counts)
+        self.editing = VerdictActions(context, self.display, self.pairs)
         self.viewing = ViewActions(context, self.display)
         self.files = FileActions(context)
         self.judging = JudgeActions(
@@ -141,7 +141,10 @@ class MainWindow(QMainWindow):
 
     # ---- what follows what --------------------------------------------------------------
     def _verdicts_changed(self) -> None:
-        """A verdict was written or judged: the spot-check tools follow."""
+        """A verdict was written or judged: the pair's verdicts, the counts and the
+        spot-check tools follow."""
+        self.display.show_verdicts()
+        self.counts.refresh()
         self.queue.forget()
         self.agreement.verdicts_changed()
 

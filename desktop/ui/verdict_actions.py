@@ -10,7 +10,6 @@ from PySide6.QtGui import QUndoStack
 from desktop.domain.errors import TiebreakError
 from desktop.domain.verdicts import Verdict
 from desktop.ui.context import WindowContext
-from desktop.ui.counts_label import CountsLabel
 from desktop.ui.pair_browser import PairBrowser
 from desktop.ui.pair_display import PairDisplay
 from desktop.ui.shortcuts import Shortcuts
@@ -18,21 +17,14 @@ from desktop.ui.undo import VerdictCommand
 
 
 class VerdictActions(QObject):
-    changed = Signal()  # a verdict was written: figures and the review queue follow
+    changed = Signal()  # a verdict was written: what shows verdicts follows
 
-    def __init__(
-        self,
-        context: WindowContext,
-        display: PairDisplay,
-        pairs: PairBrowser,
-        counts: CountsLabel,
-    ) -> None:
+    def __init__(self, context: WindowContext, display: PairDisplay, pairs: PairBrowser) -> None:
         super().__init__(context.window)
         self.context = context
         self.display = display
         self.panel = display.verdicts
         self.pairs = pairs
-        self.counts = counts
         self.undo_stack = QUndoStack(self)
         self.panel.verdictChosen.connect(self.set_verdict)
         self.panel.noteEdited.connect(self.save_note)
@@ -81,8 +73,6 @@ class VerdictActions(QObject):
             return
         if session.current is None or session.current.id != pair_id:
             self.pairs.reload(keep=pair_id)
-        self.display.show_verdicts()
-        self.counts.refresh()
         self.changed.emit()
 
     def accept_next(self) -> None:
