@@ -158,3 +158,23 @@ def test_ctrl_o_opens_another_project_and_ctrl_q_quits(qtbot, window, tmp_path, 
     assert load_settings().recent[0] == str(other)
     press(qtbot, window, Qt.Key.Key_Q, CTRL)
     assert not window.isVisible()
+
+
+def test_q_from_a_search_stays_on_the_queued_pair(qtbot, window: MainWindow, server):
+    """Q clears the search to show the queued pair in the whole list; the search box's
+    pending query must not then send the list back to its first row."""
+
+    def answer(request: dict) -> str:
+        text = json.dumps(request["messages"])
+        return "I cannot decide" if "Question 4:" in text else "A, B, tie, A"
+
+    server.responder = answer
+    judge_all(qtbot, window)
+    qtbot.keyClicks(window.pairs.search, "Question")
+    qtbot.waitUntil(lambda: not window.pairs.search_timer.isActive())  # the search ran
+    window.pairs.focus()
+    press(qtbot, window, Qt.Key.Key_Q)
+    qtbot.waitUntil(lambda: window.session.current.external_id == "p4", timeout=10_000)
+    assert window.pairs.search.text() == ""
+    qtbot.wait(400)  # longer than the search box waits for typing to pause
+    assert window.session.current.external_id == "p4"

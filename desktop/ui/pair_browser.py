@@ -101,6 +101,7 @@ class PairBrowser(QWidget):
     def show_in_all(self, pair_id: int) -> None:
         """Select ``pair_id`` in the whole list: no search, no filter."""
         self.search.clear()
+        self.search_timer.stop()  # not a query the reviewer typed: nothing to run later
         self.filter.setCurrentText("all")
         self.reload(keep=pair_id)
 
