@@ -178,3 +178,16 @@ def test_q_from_a_search_stays_on_the_queued_pair(qtbot, window: MainWindow, ser
     assert window.pairs.search.text() == ""
     qtbot.wait(400)  # longer than the search box waits for typing to pause
     assert window.session.current.external_id == "p4"
+
+
+def test_enter_in_the_search_box_searches_and_accepts_nothing(
+    qtbot, window: MainWindow, project: Path
+) -> None:
+    press(qtbot, window, Qt.Key.Key_J, CTRL)  # p1 judged: Enter on the list would accept it
+    qtbot.waitUntil(lambda: not window.judging.running, timeout=10_000)
+    press(qtbot, window, Qt.Key.Key_Slash)
+    qtbot.keyClicks(window.pairs.search, "Probably 9")
+    qtbot.keyClick(window.pairs.search, Qt.Key.Key_Return)  # at once, not after the pause
+    assert human_rows(project) == []
+    assert window.pairs.model.rowCount() == 1
+    assert window.session.current.external_id == "p4"

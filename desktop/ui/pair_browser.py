@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QLineEdit,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from desktop.services.review import FILTERS, ListRow
 from desktop.ui.context import WindowContext
+from desktop.ui.enter_field import EnterField
 from desktop.ui.pair_list import COLUMN_WIDTHS, PairListModel
 from desktop.ui.shortcuts import Shortcuts
 
@@ -29,12 +29,13 @@ class PairBrowser(QWidget):
     def __init__(self, context: WindowContext) -> None:
         super().__init__()
         self.context = context
-        self.search = QLineEdit()
+        self.search = EnterField()
         self.search.setPlaceholderText("search…")
         self.search.setClearButtonEnabled(True)
         self.search_timer = QTimer(self, singleShot=True, interval=200)
         self.search_timer.timeout.connect(self.new_query)
         self.search.textChanged.connect(lambda _: self.search_timer.start())
+        self.search.returnPressed.connect(self.new_query)  # Enter: now, not after the pause
         self.filter = QComboBox()
         self.filter.addItems(FILTERS)
         self.filter.currentTextChanged.connect(lambda _: self.new_query())
@@ -83,6 +84,7 @@ class PairBrowser(QWidget):
 
     def new_query(self) -> None:
         """A changed search or filter starts at its first match, as a search does."""
+        self.search_timer.stop()
         self.reload(keep=0)
 
     def reload(self, keep: int | None = None) -> None:

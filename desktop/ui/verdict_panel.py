@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from PySide6.QtCore import QEvent, QRectF, Qt, Signal
-from PySide6.QtGui import QFont, QKeyEvent, QPainter, QPainterPath
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QFont, QPainter, QPainterPath
 from PySide6.QtWidgets import (
     QButtonGroup,
     QGridLayout,
     QHBoxLayout,
-    QLineEdit,
     QPushButton,
     QToolButton,
     QVBoxLayout,
@@ -21,6 +20,7 @@ from PySide6.QtWidgets import (
 from desktop.domain.combine import DimensionView
 from desktop.domain.verdicts import Verdict
 from desktop.services.review import PairVerdicts
+from desktop.ui.enter_field import EnterField
 from desktop.ui.plain_text import PlainLabel, plain_tooltip
 
 if TYPE_CHECKING:
@@ -74,21 +74,6 @@ class VerdictButton(QToolButton):
         painter.end()
 
 
-class NoteField(QLineEdit):
-    """The note on the pair. Enter saves it: while the field has the focus, Enter is the
-    field's, not the window's Enter (accept the judge's verdicts and go on)."""
-
-    def event(self, event: QEvent) -> bool:
-        if (
-            event.type() == QEvent.Type.ShortcutOverride
-            and isinstance(event, QKeyEvent)
-            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-        ):
-            event.accept()  # delivered to the field as a key press, not as a shortcut
-            return True
-        return super().event(event)
-
-
 class VerdictPanel(QWidget):
     verdictChosen = Signal(str, object)  # dimension, Verdict | None
     noteEdited = Signal(str)
@@ -103,7 +88,7 @@ class VerdictPanel(QWidget):
         self._dims: tuple[str, ...] = ()
         self._focused = 0
         self._blind = False
-        self.note = NoteField()
+        self.note = EnterField()  # Enter saves the note
         self.note.setPlaceholderText("note on this pair (Enter saves)")
         self.note.returnPressed.connect(lambda: self.noteEdited.emit(self.note.text()))
         raw = QPushButton("Raw completion")
