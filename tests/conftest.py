@@ -34,7 +34,7 @@ def alpaca_file() -> Path:
 
 @pytest.fixture(autouse=True)
 def _heap_thawed():
-    """A window freezes the heap (desktop/services/heap.py), as a long-lived app should;
+    """A window freezes the heap (desktop/services/gc_freeze.py), as a long-lived app should;
     between tests, what one test left behind must still be collected."""
     yield
     gc.unfreeze()
