@@ -48,20 +48,20 @@ def main() -> int:
             app.processEvents()
             time.sleep(0.01)
 
-    ids = [window.model.row_at(i).id for i in range(min(args.judge, window.model.rowCount()))]
-    window._start_job(ids)
-    wait(lambda: window.job is None, 60.0 * len(ids))
-    window.set_verdict("clarity", Verdict.A)
-    window.set_verdict("depth", Verdict.B)
-    window.show_stats_dock(True)
-    wait(lambda: window._stats_task is None and window._counts_task is None, 30.0)
-    wait(lambda: window._judges_task is None, 10.0)
-    window.focus_judge()  # G: the judge picker, open
-    popup = window.judge_box.view().window()
+    model = window.pairs.model
+    ids = [model.row_at(i).id for i in range(min(args.judge, model.rowCount()))]
+    window.judging.judge(ids)
+    wait(lambda: not window.judging.running, 60.0 * len(ids))
+    window.editing.set_verdict("clarity", Verdict.A)
+    window.editing.set_verdict("depth", Verdict.B)
+    window.agreement.show(True)
+    wait(lambda: not window.context.runner.busy(), 30.0)  # figures, counts, judges
+    window.choices.focus_judge()  # G: the judge picker, open
+    popup = window.choices.judge_box.view().window()
     wait(lambda: False, 0.5)  # let the last repaint land
     shot = window.grab()
     painter = QPainter(shot)  # the list is a window of its own: drawn under its box
-    box = window.judge_box
+    box = window.choices.judge_box
     painter.drawPixmap(box.mapTo(window, QPoint(0, box.height())), popup.grab())
     painter.end()
     if not shot.save(str(args.out), "PNG"):

@@ -34,7 +34,7 @@ def alpaca_file() -> Path:
 
 @pytest.fixture(autouse=True)
 def _heap_thawed():
-    """A window freezes the heap (desktop/services/heap.py), as a long-lived app should;
+    """A window freezes the heap (desktop/services/gc_freeze.py), as a long-lived app should;
     between tests, what one test left behind must still be collected."""
     yield
     gc.unfreeze()
@@ -58,3 +58,21 @@ def _user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "xdg-data"))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "tests.keyring_backends.MemoryKeyring")
+
+
+@pytest.fixture
+def install_local_server(monkeypatch: pytest.MonkeyPatch):
+    """Make a server (a stand-in from tests/local_server_helpers.py) the app's built-in one,
+    as ``local_server()`` returns it; stopped after the test."""
+    import desktop.adapters.local_server as module
+
+    installed = []
+
+    def use(server):
+        installed.append(server)
+        monkeypatch.setattr(module, "_server", server)
+        return server
+
+    yield use
+    for server in installed:
+        server.stop()

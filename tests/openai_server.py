@@ -367,6 +367,8 @@ class OpenAIServer:
     * ``delay`` — seconds every generation reply waits unless the reply sets its own.
     * ``reject_json_schema`` — answer ``response_format: {"type": "json_schema"}`` with
       llama.cpp's HTTP 500 instead of accepting it like OpenAI.
+    * ``reject_grammar`` — answer a request with llama.cpp's ``grammar`` field with OpenAI's
+      HTTP 400 instead of accepting it like llama.cpp (the answer is the script's either way).
     * ``models`` — ids listed by ``GET /v1/models``; the first is the default model name.
 
     Precedence for each generation request: a matching :class:`FaultRule`, else the next
@@ -383,11 +385,13 @@ class OpenAIServer:
         responder: Responder | None = None,
         delay: float = 0.0,
         reject_json_schema: bool = False,
+        reject_grammar: bool = False,
         models: Sequence[str] = ("test-model",),
     ) -> None:
         self.answer = answer
         self.delay = delay
         self.reject_json_schema = reject_json_schema
+        self.reject_grammar = reject_grammar
         self.models = list(models)
         self._requested_port = port
         self._responder: Responder | None = responder
@@ -807,6 +811,8 @@ class OpenAIServer:
         """Reject what OpenAI (or llama.cpp) would reject, so client bugs surface in tests."""
         if data.get("stream"):
             return 400, "stream=true is not supported by the Tiebreak test server."
+        if self.reject_grammar and "grammar" in data:  # OpenAI's answer to llama.cpp's field
+            return 400, "Unrecognized request argument supplied: grammar"
         if path == CHAT_PATH:
             messages = data.get("messages")
             if not isinstance(messages, list) or not messages:
@@ -1071,6 +1077,17 @@ class OpenAIServer:
 # ---------------------------------------------------------------------------- CLI
 
 
+def _crash(request: dict[str, Any]) -> Reply:
+    """Die as a segfaulting native library dies: by SIGSEGV, mid-request, without a core."""
+    import os
+    import resource
+
+    print("crashing on this request, as --crash-on asked", flush=True)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    os.kill(os.getpid(), signal.SIGSEGV)
+    return Reply.hang()  # not reached
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve until SIGTERM/SIGINT; print ``READY <base_url>`` once the port is open."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
@@ -1079,9 +1096,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--answer", default="A", help="content of every answer (default: A)")
     parser.add_argument("--model", action="append", help="model id to list (repeatable)")
     parser.add_argument("--reject-json-schema", action="store_true", help="llama.cpp-style 500")
+    parser.add_argument("--reject-grammar", action="store_true", help="OpenAI-style 400")
     parser.add_argument("--fail-every", type=int, default=0, help="fault every N-th request")
     parser.add_argument("--fail-status", type=int, default=429, help="status for --fail-every")
     parser.add_argument("--retry-after", type=float, default=None, help="Retry-After seconds")
+    parser.add_argument(
+        "--crash-on", type=int, default=0, help="die of SIGSEGV when the N-th request arrives"
+    )
     args = parser.parse_args(argv)
 
     server = OpenAIServer(
@@ -1089,12 +1110,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         answer=args.answer,
         delay=args.delay_ms / 1000,
         reject_json_schema=args.reject_json_schema,
+        reject_grammar=args.reject_grammar,
         models=args.model or ("test-model",),
     )
     if args.fail_every:
         server.fail_every(
             args.fail_every, Reply.error(args.fail_status, retry_after=args.retry_after)
         )
+    if args.crash_on:
+        server.add_rule(FaultRule(_crash, every=args.crash_on))
     done = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: done.set())

@@ -172,8 +172,9 @@ def test_every_preference_is_exported_to_the_last_digit(tmp_path: Path, claude_f
 
 def test_an_older_project_gains_the_preference_column(tmp_path: Path) -> None:
     """A file written before m003 opens, keeps its answers, and counts them as verdicts."""
+    from sqlite_utils import Database
+
     from desktop.adapters.store.migrations import APPLICATION_ID, migrations
-    from desktop.adapters.store.sqlite_utils_loader import Database
 
     path = tmp_path / "old.tiebreak"
     db = Database(path)

@@ -31,7 +31,7 @@ _init = main_window.MainWindow.__init__
 def watched(self, *args, **kwargs):
     _init(self, *args, **kwargs)
     def report():
-        print(json.dumps({"title": self.windowTitle(), "pair": self.ctl.current.external_id}))
+        print(json.dumps({"title": self.windowTitle(), "pair": self.session.current.external_id}))
         self.close()
         QCoreApplication.instance().quit()
     QTimer.singleShot(200, report)

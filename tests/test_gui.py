@@ -9,8 +9,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
 from desktop.adapters.profiles_file import save_profile
 from desktop.adapters.store import open_project
@@ -22,6 +22,8 @@ from desktop.services.importing import import_file
 from desktop.services.overrides import override
 from desktop.services.session import ReviewSession
 from desktop.ui.main_window import MainWindow
+from desktop.ui.pair_list import HEADERS
+from desktop.ui.verdict_panel import ShownRow, VerdictButton
 from tests.helpers import new_project, write_jsonl
 from tests.openai_server import OpenAIServer
 
@@ -72,7 +74,7 @@ def open_window(qtbot, project: Path, server: OpenAIServer) -> MainWindow:
     win.activateWindow()
     qtbot.waitExposed(win)
     qtbot.waitUntil(win.isActiveWindow)  # window shortcuts act only on the active window
-    win.table.setFocus()
+    win.pairs.focus()
     return win
 
 
@@ -80,11 +82,11 @@ def open_window(qtbot, project: Path, server: OpenAIServer) -> MainWindow:
 def window(qtbot, project: Path, server: OpenAIServer):
     win = open_window(qtbot, project, server)
     yield win
-    win.runner.shutdown()
+    win.context.runner.shutdown()
 
 
 def press(qtbot, win: MainWindow, key: Qt.Key, mod=Qt.KeyboardModifier.NoModifier) -> None:
-    focus = QApplication.focusWidget() or win.table
+    focus = QApplication.focusWidget() or win.pairs.table
     qtbot.keyClick(focus, key, mod)
 
 
@@ -96,11 +98,16 @@ def judge_all(qtbot, win: MainWindow) -> None:
         Qt.Key.Key_J,
         Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
     )
-    qtbot.waitUntil(lambda: win.job is None, timeout=20_000)
+    qtbot.waitUntil(lambda: not win.judging.running, timeout=20_000)
 
 
 def completions(server: OpenAIServer) -> list:
     return [r for r in server.requests if r.path.endswith("/chat/completions")]
+
+
+def shown(win: MainWindow, dimension: str) -> ShownRow:
+    """What the verdict panel shows on ``dimension``'s row."""
+    return win.display.verdicts.shown(dimension)
 
 
 def human_rows(path: Path) -> list[tuple]:
@@ -112,12 +119,12 @@ def human_rows(path: Path) -> list[tuple]:
 
 
 def test_keyboard_navigation_and_verdicts(qtbot, window: MainWindow, project: Path) -> None:
-    assert window.ctl.current.external_id == "p1"
+    assert window.session.current.external_id == "p1"
     press(qtbot, window, Qt.Key.Key_J)
     press(qtbot, window, Qt.Key.Key_J)
-    assert window.ctl.current.external_id == "p3"
+    assert window.session.current.external_id == "p3"
     press(qtbot, window, Qt.Key.Key_K)
-    assert window.ctl.current.external_id == "p2"
+    assert window.session.current.external_id == "p2"
     # A on the first dimension, then focus moves down; B on the second.
     press(qtbot, window, Qt.Key.Key_A)
     press(qtbot, window, Qt.Key.Key_B)
@@ -125,54 +132,56 @@ def test_keyboard_navigation_and_verdicts(qtbot, window: MainWindow, project: Pa
         ("p2", "precision", "A", "ada"),
         ("p2", "correctness", "B", "ada"),
     ]
-    assert window.verdicts.focused_dimension == "format"
+    assert window.display.verdicts.focused_dimension == "format"
     press(qtbot, window, Qt.Key.Key_Up)
-    assert window.verdicts.focused_dimension == "correctness"
+    assert window.display.verdicts.focused_dimension == "correctness"
     press(qtbot, window, Qt.Key.Key_T)
-    assert window.ctl.my_verdict("correctness").value == "tie"
+    assert window.session.my_verdict("correctness").value == "tie"
     # Undo twice brings back B and then nothing on correctness; redo restores the tie.
     press(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    assert window.ctl.my_verdict("correctness").value == "B"
+    assert window.session.my_verdict("correctness").value == "B"
     press(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    assert window.ctl.my_verdict("correctness") is None
+    assert window.session.my_verdict("correctness") is None
     press(qtbot, window, Qt.Key.Key_Y, Qt.KeyboardModifier.ControlModifier)
-    assert window.ctl.my_verdict("correctness").value == "B"
+    assert window.session.my_verdict("correctness").value == "B"
     # History is append-only: the undo wrote a withdrawal, never deleted a row.
     assert len(human_rows(project)) == 6
     # U goes to the next pair without a verdict of the reviewer's.
     press(qtbot, window, Qt.Key.Key_U)
-    assert window.ctl.current.external_id == "p3"
+    assert window.session.current.external_id == "p3"
 
 
 def test_status_bar_counts_follow_a_withdrawal(qtbot, window: MainWindow) -> None:
-    qtbot.waitUntil(lambda: "0 reviewed · 6 left" in window.counts_label.text(), timeout=5000)
+    qtbot.waitUntil(lambda: "0 reviewed · 6 left" in window.counts.text(), timeout=5000)
     window.statusBar().showMessage("judged 6 ok")  # a passing message hides neither
-    assert window.counts_label.isVisible() and window.project_label.isVisible()
+    assert window.counts.isVisible() and window.project_label.isVisible()
     press(qtbot, window, Qt.Key.Key_A)
-    qtbot.waitUntil(lambda: "1 reviewed · 5 left" in window.counts_label.text(), timeout=5000)
+    qtbot.waitUntil(lambda: "1 reviewed · 5 left" in window.counts.text(), timeout=5000)
     press(qtbot, window, Qt.Key.Key_Up)  # back to the dimension just decided
     press(qtbot, window, Qt.Key.Key_Backspace)
-    assert window.ctl.my_verdict("precision") is None
-    qtbot.waitUntil(lambda: "0 reviewed · 6 left" in window.counts_label.text(), timeout=5000)
+    assert window.session.my_verdict("precision") is None
+    qtbot.waitUntil(lambda: "0 reviewed · 6 left" in window.counts.text(), timeout=5000)
 
 
 def test_judge_accept_and_export(qtbot, window: MainWindow, server: OpenAIServer, tmp_path):
     press(qtbot, window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: window.job is None, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.judging.running, timeout=10_000)
     assert len(completions(server)) == 1
     # The window shows the judge's verdicts for the pair it judged.
-    assert window.verdicts._rows["precision"].judge.text() == "A"
-    assert window.verdicts._rows["format"].judge.text() == "tie"
+    assert shown(window, "precision").judge == "A"
+    assert shown(window, "format").judge == "tie"
     # Enter accepts the judge's verdicts as the reviewer's and moves on.
     press(qtbot, window, Qt.Key.Key_Return)
-    assert window.ctl.current.external_id == "p2"
+    assert window.session.current.external_id == "p2"
     # Judge everything left, from the keyboard.
     judge_all(qtbot, window)
     assert len(completions(server)) == 6  # p1 was cached, never asked twice
-    qtbot.waitUntil(lambda: "6 judged" in window.counts_label.text(), timeout=5000)
+    qtbot.waitUntil(lambda: "6 judged" in window.counts.text(), timeout=5000)
     out = tmp_path / "out.csv"
     result = {}
-    window.runner.start(window.ctl.export_work(out), on_done=lambda r: result.update(r=r))
+    window.context.runner.start(
+        window.session.export_work(out), on_done=lambda r: result.update(r=r)
+    )
     qtbot.waitUntil(lambda: "r" in result, timeout=10_000)
     rows = list(csv.DictReader(out.open(encoding="utf-8")))
     assert [r["external_id"] for r in rows] == [f"p{i}" for i in range(1, 7)]
@@ -187,106 +196,107 @@ def test_judge_accept_and_export(qtbot, window: MainWindow, server: OpenAIServer
 def test_position_is_remembered(qtbot, window: MainWindow, project: Path) -> None:
     for _ in range(3):
         press(qtbot, window, Qt.Key.Key_J)
-    assert window.ctl.current.external_id == "p4"
+    assert window.session.current.external_id == "p4"
     window.close()
     settings = AppSettings(reviewer="ada", profile="test")
     again = MainWindow(ReviewSession.open(project, settings), settings)
     qtbot.addWidget(again)
-    assert again.ctl.current.external_id == "p4"
+    assert again.session.current.external_id == "p4"
     again.close()
 
 
 def test_an_open_agreement_dock_opens_again(qtbot, window: MainWindow, project: Path) -> None:
     press(qtbot, window, Qt.Key.Key_S)
-    assert window.stats_dock.isVisible()
+    assert window.agreement.is_open()
     window.close()
     settings = AppSettings(reviewer="ada", profile="test")
     again = MainWindow(ReviewSession.open(project, settings), settings)
     qtbot.addWidget(again)
-    assert again.stats_dock is None  # not built before the first paint
+    assert not again.agreement.is_open()  # not before the first paint
     again.show()
-    qtbot.waitUntil(lambda: again.stats_dock is not None and again.stats_dock.isVisible())
-    assert again.actions_by_name["toggle_stats"].isChecked()
+    qtbot.waitUntil(again.agreement.is_open)
+    assert again.shortcuts["toggle_stats"].isChecked()
     press(qtbot, again, Qt.Key.Key_S)  # closed this time: stays closed next time
-    assert not again.stats_dock.isVisible()
+    assert not again.agreement.is_open()
     again.close()
     third = MainWindow(ReviewSession.open(project, settings), settings)
     qtbot.addWidget(third)
     third.show()
     qtbot.waitExposed(third)
     qtbot.wait(50)
-    assert third.stats_dock is None
+    assert not third.agreement.is_open()
     third.close()
 
 
 def test_model_choice_is_remembered(qtbot, window: MainWindow) -> None:
     assert load_settings().profile != "local"
-    window.profile_box.setCurrentText("local")
-    assert window.ctl.profile.name == "local"
+    window.choices.profile_box.setCurrentText("local")
+    assert window.session.profile.name == "local"
     assert load_settings().profile == "local"
 
 
 def test_search_and_filter(qtbot, window: MainWindow) -> None:
-    qtbot.keyClicks(window.search, "Probably 9")
-    qtbot.waitUntil(lambda: window.model.rowCount() == 1, timeout=3000)
-    assert window.ctl.current.external_id == "p4"
-    window.search.clear()
-    qtbot.waitUntil(lambda: window.model.rowCount() == 6, timeout=3000)
-    window.filter.setCurrentText("reviewed")
-    assert window.model.rowCount() == 0
+    qtbot.keyClicks(window.pairs.search, "Probably 9")
+    qtbot.waitUntil(lambda: window.pairs.model.rowCount() == 1, timeout=3000)
+    assert window.session.current.external_id == "p4"
+    window.pairs.search.clear()
+    qtbot.waitUntil(lambda: window.pairs.model.rowCount() == 6, timeout=3000)
+    window.pairs.filter.setCurrentText("reviewed")
+    assert window.pairs.model.rowCount() == 0
 
 
 def test_error_is_one_message_not_a_crash(qtbot, window: MainWindow, tmp_path, monkeypatch):
-    shown: list[str] = []
-    monkeypatch.setattr(window, "error", shown.append)
+    import desktop.ui.dialogs as dialogs
+
+    warnings: list[str] = []
+    monkeypatch.setattr(dialogs, "warn", lambda parent, message: warnings.append(message))
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"instruction": "x", "response_a": "y"}\nnot json\n', encoding="utf-8")
-    window.import_file(bad)
-    qtbot.waitUntil(lambda: bool(shown), timeout=5000)
-    assert len(shown) == 1 and "bad.jsonl" in shown[0] and "Traceback" not in shown[0]
-    assert window.model.rowCount() == 6
+    window.files.import_file(bad)
+    qtbot.waitUntil(lambda: bool(warnings), timeout=5000)
+    assert len(warnings) == 1 and "bad.jsonl" in warnings[0] and "Traceback" not in warnings[0]
+    assert window.pairs.model.rowCount() == 6
 
 
 def test_typing_in_search_never_acts_on_verdicts(qtbot, window: MainWindow, project: Path):
-    window.search.setFocus()
-    qtbot.keyClicks(window.search, "abt")
-    qtbot.keyClick(window.search, Qt.Key.Key_Return)
-    assert window.search.text() == "abt"
+    window.pairs.search.setFocus()
+    qtbot.keyClicks(window.pairs.search, "abt")
+    qtbot.keyClick(window.pairs.search, Qt.Key.Key_Return)
+    assert window.pairs.search.text() == "abt"
     assert human_rows(project) == []
 
 
 def test_closing_while_a_search_waits_to_run(qtbot, window: MainWindow) -> None:
     """The search runs once typing pauses; a window closed before then reads nothing more
     from its closed project (pytest-qt fails the test on any error in the event loop)."""
-    qtbot.keyClicks(window.search, "Probably")
+    qtbot.keyClicks(window.pairs.search, "Probably")
     window.close()
     qtbot.wait(400)
-    assert window._closed
+    assert not window.isVisible()
 
 
 def test_judge_key_held_down_sends_one_request(qtbot, window: MainWindow, server: OpenAIServer):
     server.delay = 0.5
     for _ in range(5):
         press(qtbot, window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
-    assert window.job is not None
-    qtbot.waitUntil(lambda: window.job is None, timeout=10_000)
+    assert window.judging.running
+    qtbot.waitUntil(lambda: not window.judging.running, timeout=10_000)
     assert len(completions(server)) == 1
-    assert all(not action.autoRepeat() for action in window.actions_by_name.values())
+    assert all(not action.autoRepeat() for action in window.shortcuts.all())
 
 
 def test_blind_mode_hides_the_judge_until_the_reviewer_decides(
     qtbot, window: MainWindow, server: OpenAIServer
 ):
     press(qtbot, window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: window.job is None, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.judging.running, timeout=10_000)
     press(qtbot, window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
-    rows = window.verdicts._rows
-    assert rows["precision"].judge.text() == "hidden"
-    assert rows["overall"].final.text() == "-"
+    assert shown(window, "precision").judge == "hidden"
+    assert shown(window, "overall").final == "-"
     press(qtbot, window, Qt.Key.Key_B)  # the reviewer's verdict on precision
-    assert rows["precision"].judge.text() == "A"
-    assert rows["correctness"].judge.text() == "hidden"
-    with sqlite3.connect(window.ctl.path) as conn:
+    assert shown(window, "precision").judge == "A"
+    assert shown(window, "correctness").judge == "hidden"
+    with sqlite3.connect(window.session.path) as conn:
         assert conn.execute("SELECT mode FROM human_verdicts").fetchall() == [("blind",)]
 
 
@@ -305,18 +315,17 @@ def test_a_second_reviewer_gives_their_own_verdicts(qtbot, project: Path, server
                 reviewer="bob",
             )
     win = open_window(qtbot, project, server)
-    overall = win.verdicts._rows["overall"]
-    assert not any(b.isChecked() for b in overall.group.buttons())
-    assert overall.final.text() == "B (bob)"
+    assert shown(win, "overall").mine is None
+    assert shown(win, "overall").final == "B (bob)"
     for _ in range(3):
         press(qtbot, win, Qt.Key.Key_Down)
     press(qtbot, win, Qt.Key.Key_B)  # the same verdict as bob's: still hers to give
     assert ("p1", "overall", "B", "ada") in human_rows(project)
-    assert overall.final.text() == "B (2 reviewers)"
+    assert shown(win, "overall").final == "B (2 reviewers)"
     press(qtbot, win, Qt.Key.Key_U)  # bob reviewed p2, ada has not
-    assert win.ctl.current.external_id == "p2"
+    assert win.session.current.external_id == "p2"
     press(qtbot, win, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: win.job is None, timeout=10_000)
+    qtbot.waitUntil(lambda: not win.judging.running, timeout=10_000)
     press(qtbot, win, Qt.Key.Key_Return)  # accept: all four become ada's, overall too
     ada = [r for r in human_rows(project) if r[0] == "p2" and r[3] == "ada"]
     assert [(r[1], r[2]) for r in ada] == [
@@ -325,7 +334,7 @@ def test_a_second_reviewer_gives_their_own_verdicts(qtbot, project: Path, server
         ("format", "tie"),
         ("overall", "A"),
     ]
-    win.runner.shutdown()
+    win.context.runner.shutdown()
 
 
 def test_review_queue_and_agreement_dock(qtbot, window: MainWindow, server: OpenAIServer):
@@ -335,21 +344,21 @@ def test_review_queue_and_agreement_dock(qtbot, window: MainWindow, server: Open
 
     server.responder = answer
     press(qtbot, window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: window.job is None, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.judging.running, timeout=10_000)
     press(qtbot, window, Qt.Key.Key_Return)  # p1: the reviewer accepts the judge
     judge_all(qtbot, window)
     # Q goes first to the pair whose answer could not be read.
     press(qtbot, window, Qt.Key.Key_Q)
-    qtbot.waitUntil(lambda: window.ctl.current.external_id == "p4", timeout=10_000)
+    qtbot.waitUntil(lambda: window.session.current.external_id == "p4", timeout=10_000)
     # p2 (unreviewed) comes later; p1 (reviewed, agrees) never.
     seen = []
     for _ in range(4):
         press(qtbot, window, Qt.Key.Key_Q)
-        seen.append(window.ctl.current.external_id)
+        seen.append(window.session.current.external_id)
     assert "p1" not in seen and "p2" in seen
     # S shows the agreement figures: p1 reviewed, all four dimensions agree.
     press(qtbot, window, Qt.Key.Key_S)
-    panel = window.stats_panel
+    panel = window.agreement.panel
     qtbot.waitUntil(lambda: panel.table.rowCount() == 4, timeout=10_000)
     assert panel.table.item(0, 0).text() == "precision"
     assert panel.table.item(0, 1).text() == "1"
@@ -363,8 +372,8 @@ def test_review_queue_and_agreement_dock(qtbot, window: MainWindow, server: Open
     assert panel.table.item(0, 1).text() == "1"
     panel.section.setCurrentText("all pairs")
     # An override that disagrees moves the figures.
-    window.reload_list(keep=window.ctl.current.id)
-    window.apply_verdict(window.model.row_at(0).id, "precision", Verdict.B)
+    window.pairs.reload(keep=window.session.current.id)
+    window.editing.apply_verdict(window.pairs.model.row_at(0).id, "precision", Verdict.B)
     qtbot.waitUntil(lambda: panel.table.item(0, 2).text() == "0.0%", timeout=10_000)
     assert panel.matrix.item(0, 1).text() == "1"  # judge A, human B
 
@@ -375,18 +384,19 @@ def test_settings_test_connection_and_key_to_keyring(
     from desktop.adapters.profiles_file import profiles_path
     from desktop.ui.settings_dialog import SettingsDialog
 
-    dialog = SettingsDialog(window, window.ctl)
+    dialog = SettingsDialog(window, window.session)
     qtbot.addWidget(dialog)
     assert dialog.profile.currentText() == "test"
     dialog.test_button.click()  # off the GUI thread: the dialog answers meanwhile
     qtbot.waitUntil(lambda: "answers" in dialog.test_result.text(), timeout=10_000)
     assert "profile test: answers" in dialog.test_result.text()
+    assert "judged 2 demo pairs (href-overall): first " in dialog.test_result.text()
     dialog.key.setText("sk-secret-123")
     dialog.reviewer.setText("grace")
-    dialog._save()
+    dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save).click()
     assert memory_keyring.get_password("tiebreak", "test") == "sk-secret-123"
     assert "sk-secret-123" not in profiles_path().read_text(encoding="utf-8")
-    assert window.ctl.reviewer() == "grace"
+    assert window.session.reviewer() == "grace"
 
 
 def test_export_from_the_keyboard(qtbot, window: MainWindow, tmp_path, monkeypatch) -> None:
@@ -493,11 +503,11 @@ def test_a_damaged_project_says_so_and_is_not_written(qtbot, tmp_path, server, m
     qtbot.waitUntil(lambda: len(warnings) == 1, timeout=10_000)
     damaged = f"{path}: the file is damaged ("
     assert warnings[0].startswith(damaged)
-    win.table.setFocus()
+    win.pairs.focus()
     press(qtbot, win, Qt.Key.Key_A)
     qtbot.waitUntil(lambda: len(warnings) == 2)
     bad = _unreadable_pair(path, len(rows))
-    QTimer.singleShot(0, lambda: win._show_pair(bad))  # a slot that reads the damaged pages
+    QTimer.singleShot(0, lambda: win.display.show_pair(bad))  # a slot that reads the damage
     qtbot.waitUntil(lambda: len(warnings) == 3)
     assert all(w.startswith(damaged) and "\n" not in w for w in warnings)
     win.close()
@@ -522,5 +532,33 @@ def test_dropping_a_data_file_imports_it(qtbot, window: MainWindow, tmp_path) ->
         Qt.KeyboardModifier.NoModifier,
     )
     window.dropEvent(event)
-    qtbot.waitUntil(lambda: window.model.rowCount() == 7, timeout=10_000)
-    assert window.model.row_at(6).external_id == "n1"
+    qtbot.waitUntil(lambda: window.pairs.model.rowCount() == 7, timeout=10_000)
+    assert window.pairs.model.row_at(6).external_id == "n1"
+
+
+def test_the_window_is_laid_out_as_designed(window: MainWindow) -> None:
+    """The list's columns and their tips, the panes' orientation, focus and shortcuts."""
+    header = window.pairs.table.horizontalHeader()
+    titles = [
+        header.model().headerData(i, Qt.Orientation.Horizontal) for i in range(header.count())
+    ]
+    assert titles == list(HEADERS)
+    model = window.pairs.model
+    assert header.count() == model.columnCount()
+    assert model.data(model.index(0, 1)) == "p1"
+    assert "judged" in model.data(model.index(0, 3), Qt.ItemDataRole.ToolTipRole)
+    assert model.data(QModelIndex()) is None
+
+    view = window.display.pair_view
+    assert view.vertical.orientation() == Qt.Orientation.Vertical
+    assert window.splitter.orientation() == Qt.Orientation.Horizontal
+    assert window.splitter.widget(1).orientation() == Qt.Orientation.Vertical
+    assert view.empty.alignment() == Qt.AlignmentFlag.AlignCenter
+    assert window.display.verdicts.judge_info.textInteractionFlags() == (
+        Qt.TextInteractionFlag.TextSelectableByMouse
+    )
+    buttons = window.display.verdicts.findChildren(VerdictButton)
+    assert buttons and all(b.focusPolicy() == Qt.FocusPolicy.NoFocus for b in buttons)
+    assert {a.shortcutContext() for a in window.shortcuts.all()} == {
+        Qt.ShortcutContext.WindowShortcut  # shortcuts act in the whole window, not a pane
+    }

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlite_utils import Database
 
 from desktop.adapters.store import open_project
 from desktop.adapters.store.migrations import APPLICATION_ID, migrations
-from desktop.adapters.store.sqlite_utils_loader import Database
 from desktop.domain.errors import ImportDataError
 from desktop.services.importing import import_file
 from desktop.services.merge import merge_file

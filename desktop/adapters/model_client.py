@@ -70,12 +70,16 @@ class ModelClient:
         max_retries: int,
         backoff: float = DEFAULT_BACKOFF,
         mask: Callable[[str], str] | None = None,
+        alive: Callable[[], bool] | None = None,
     ) -> None:
         self.base_url = base_url
         self.mask = mask or key_masker([api_key])
         self.timeout = timeout
         self.max_retries = max_retries
         self.backoff = backoff
+        # Whether the server's process still runs, where we started it: no retry knocks on
+        # the door of a process that is gone.
+        self.alive = alive
         self._client = openai.AsyncOpenAI(
             base_url=base_url,
             api_key=api_key or "no-key",
@@ -124,6 +128,8 @@ class ModelClient:
                 delay = wait if wait is not None else self.backoff * 2 ** (attempt - 1)
                 delay = min(delay, MAX_RETRY_AFTER if wait is not None else MAX_BACKOFF)
                 await asyncio.sleep(delay * (1 + random.random() * 0.1))
+                if self.alive is not None and not self.alive():
+                    raise self._masked(error) from None
 
     def _masked(self, error: ModelCallError) -> ModelCallError:
         text = self.mask(str(error))

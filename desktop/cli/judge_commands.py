@@ -14,6 +14,7 @@ from desktop.adapters.store import open_project
 from desktop.cli.main import print_json
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile
+from desktop.domain.requests import asks_logprobs
 from desktop.services.connection import ad_hoc_profile, endpoint_for, test_and_remember
 from desktop.services.judging import JobOptions, JobProgress, JudgeJob
 from desktop.services.project_rubrics import find_rubric
@@ -44,7 +45,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     try:
         with open_project(args.project) as store:
             rubric = find_rubric(store, args.rubric)
-            endpoint = endpoint_for(profile)
+            endpoint = endpoint_for(profile, logprobs=asks_logprobs(profile, rubric))
             job = JudgeJob(
                 store,
                 rubric,
@@ -52,6 +53,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
                 base_url=endpoint.base_url,
                 api_key=endpoint.api_key,
                 options=options,
+                server=endpoint.server,
             )
             # While the job runs, Ctrl+C cancels it: every phase (a prompt rendering, a
             # request waiting on a hung server) looks at this event and ends within a
@@ -65,12 +67,19 @@ def cmd_judge(args: argparse.Namespace) -> int:
         f"{p.ok:,} ok, {p.parse_failures:,} parse failures, {p.errors:,} errors,"
         f" {p.skipped:,} already judged; {summary.elapsed_s:.1f} s (model {summary.judge_model})"
     )
+    for report in summary.restarts:
+        sys.stderr.write(f"tiebreak: {report}; started it again\n")
     for sample in summary.errors:
         sys.stderr.write(f"  {sample}\n")
     if summary.stopped:
         raise TiebreakError(f"judging stopped: {summary.stopped}")
     if summary.cancelled:
         sys.stderr.write("tiebreak: cancelled; every answer received so far is saved\n")
+        return 1
+    if p.errors:  # a parse failure is an answer; an error is not, and the job is not done
+        sys.stderr.write(
+            f"tiebreak: {p.errors:,} left in error; the same command asks for them again\n"
+        )
         return 1
     return 0
 
@@ -134,7 +143,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
     profile = get_profile(args.name)
     report = test_and_remember(profile)
     print(report.summary(profile.name))
-    return 0 if report.answers else 1
+    return 0 if report.works else 1
 
 
 def cmd_reparse(args: argparse.Namespace) -> int:

@@ -27,9 +27,6 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
 
 
 def open_window(project: Path | None = None) -> int:
-    from desktop.services.heap import hold_collection
-
-    hold_collection()  # until the first frame is painted: see desktop.services.heap
     from desktop.cli.display_check import display_problem
 
     problem = display_problem()

@@ -78,6 +78,17 @@ class ModelProfile:
             return "json_object"
         return "json_schema"
 
+    def sends_grammar(self) -> bool:
+        """Whether a free-text answer (one verdict, a comma list) is constrained by a GBNF
+        grammar, as a JSON answer is by a schema: never with structured output off; else
+        whether Test connection found the server takes one; untested, only the built-in
+        server (llama.cpp's), since other servers may refuse the field."""
+        if self.structured == "off":
+            return False
+        if "grammar" in self.capabilities:
+            return bool(self.capabilities["grammar"])
+        return self.local
+
 
 def local_profile() -> ModelProfile:
     """The offline default: llama.cpp's server with the bundled SmolLM2-135M model."""

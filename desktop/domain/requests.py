@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from desktop.domain.profiles import ModelProfile
 from desktop.domain.rubric import AnswerKind, Rubric
 
 TOP_LOGPROBS = 5
@@ -27,6 +28,7 @@ class ModelRequest:
     prompt: str | None = None
     response_format: dict[str, Any] | None = None
     logprobs: bool = False
+    grammar: str | None = None  # GBNF, for servers that take one (llama.cpp's)
 
     def body(self) -> dict[str, Any]:
         """The JSON body of the HTTP request, exactly as sent."""
@@ -46,6 +48,8 @@ class ModelRequest:
                 body["logprobs"] = TOP_LOGPROBS
         if self.response_format is not None:
             body["response_format"] = self.response_format
+        if self.grammar is not None:
+            body["grammar"] = self.grammar
         return body
 
     @property
@@ -55,6 +59,30 @@ class ModelRequest:
     def hash(self) -> str:
         canonical = json.dumps(self.body(), sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def asks_logprobs(profile: ModelProfile, rubric: Rubric) -> bool:
+    """Whether a judge request asks for logprobs: where the profile wants them and the
+    answer is one token, whose probability becomes the verdict's confidence."""
+    return profile.logprobs and rubric.answer.one_token
+
+
+# One verdict as the rubrics spell it; "Tie" too, so a model that capitalises is not pushed
+# off its own answer. The parser reads either.
+_VERDICT_RULE = 'verdict ::= "A" | "B" | "tie" | "Tie"'
+
+
+def answer_grammar(rubric: Rubric) -> str | None:
+    """A GBNF grammar that admits only a well-formed free-text answer: one verdict
+    (``single``), or one per dimension separated by ", " (``comma-list``, as the HREF
+    examples write it). None for JSON answers, which a schema constrains instead."""
+    kind = rubric.answer.kind
+    if kind is AnswerKind.SINGLE:
+        return f"root ::= verdict\n{_VERDICT_RULE}\n"
+    if kind is AnswerKind.COMMA_LIST:
+        items = ' ", " '.join(["verdict"] * len(rubric.dimensions))
+        return f"root ::= {items}\n{_VERDICT_RULE}\n"
+    return None
 
 
 def answer_schema(rubric: Rubric) -> dict[str, Any] | None:

@@ -4,15 +4,16 @@ and test what the server can do."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from desktop.adapters.keys import get_key
-from desktop.adapters.local_server import MODEL_NAME, local_server
+from desktop.adapters.local_server import MODEL_NAME, LocalServer, local_server
 from desktop.adapters.model_client import ModelCallError, ModelClient
 from desktop.adapters.profiles_file import save_profile
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.requests import ModelRequest
+from desktop.services.judge_check import JudgeCheck, check_judging
 
 PROBE_SCHEMA = {
     "type": "object",
@@ -22,16 +23,23 @@ PROBE_SCHEMA = {
 }
 
 
+# A server that takes the grammar can only answer "A".
+PROBE_GRAMMAR = 'root ::= "A"'
+
+
 @dataclass(frozen=True)
 class Endpoint:
     base_url: str
     api_key: str | None
+    server: LocalServer | None = None  # the process behind it, where the app started it
 
 
-def endpoint_for(profile: ModelProfile) -> Endpoint:
-    """Where to send requests for a profile; starts the built-in local server on demand."""
+def endpoint_for(profile: ModelProfile, *, logprobs: bool = True) -> Endpoint:
+    """Where to send requests for a profile; starts the built-in local server on demand,
+    able to give ``logprobs`` if they will be asked for."""
     if profile.local:
-        return Endpoint(local_server().ensure_started(), None)
+        server = local_server()
+        return Endpoint(server.ensure_started(logprobs=logprobs), None, server)
     if not profile.base_url:
         raise TiebreakError(f"profile {profile.name}: no base URL")
     key = get_key(profile)
@@ -56,6 +64,13 @@ class ConnectionReport:
     json_schema: bool
     json_object: bool
     problems: tuple[str, ...]
+    grammar: bool = False
+    judging: JudgeCheck | None = None  # two demo pairs judged as a job would
+
+    @property
+    def works(self) -> bool:
+        """The server answers, and judging a pair works with it."""
+        return self.answers and (self.judging is None or self.judging.works)
 
     def summary(self, name: str) -> str:
         """One line for a person: what works on this server."""
@@ -63,12 +78,14 @@ class ConnectionReport:
         text = (
             f"profile {name}: {'answers' if self.answers else 'does NOT answer'};"
             f" logprobs {yes[self.logprobs]}; json_schema {yes[self.json_schema]};"
-            f" json_object {yes[self.json_object]}"
+            f" json_object {yes[self.json_object]}; grammar {yes[self.grammar]}"
         )
+        if self.judging is not None:
+            text += f"; {self.judging.summary()}"
         if self.models:
             text += f"; models: {', '.join(self.models[:5])}"
-        if self.problems:
-            text += f"; {self.problems[0]}"
+        if self.problems:  # one line: a server's error may carry its traceback
+            text += f"; {self.problems[0].strip().splitlines()[0]}"
         return text
 
     def capabilities(self) -> dict[str, bool]:
@@ -76,11 +93,13 @@ class ConnectionReport:
             "logprobs": self.logprobs,
             "json_schema": self.json_schema,
             "json_object": self.json_object,
+            "grammar": self.grammar,
         }
 
 
 def test_connection(profile: ModelProfile) -> ConnectionReport:
-    """List models and send tiny requests, so `auto` modes pick the shape this server takes."""
+    """List models and send tiny requests, so `auto` modes pick the shape this server takes;
+    then judge two demo pairs as a job would, to time a pair."""
     return asyncio.run(_test(profile))
 
 
@@ -140,8 +159,15 @@ async def _test(profile: ModelProfile) -> ConnectionReport:
             json_object, _ = await attempt(
                 response_format={"type": "json_object", "schema": PROBE_SCHEMA}
             )
-        return ConnectionReport(
-            models, answers, logprobs, json_schema, json_object, tuple(problems)
+        grammar = False
+        if answers:
+            grammar, _ = await attempt(grammar=PROBE_GRAMMAR)
+        report = ConnectionReport(
+            models, answers, logprobs, json_schema, json_object, tuple(problems), grammar
         )
+        if not answers:
+            return report
+        tested = profile.with_changes(capabilities=report.capabilities())
+        return replace(report, judging=await check_judging(tested, endpoint))
     finally:
         await client.close()

@@ -126,7 +126,7 @@ def _list_row(
     human_raw: str | None,
     reviewer: str,
 ) -> ListRow:
-    status, inconsistent = "", False
+    status, inconsistent, judged = "", False, False
     judge: dict[str, Verdict] = {}
     if judged_raw:
         parts = {}
@@ -135,6 +135,7 @@ def _list_row(
             parts[order] = (state, json.loads(verdicts) if verdicts else {})
         states = [s for s, _ in parts.values()]
         status = next((s for s in ("error", "parse-failure", "ok") if s in states), "")
+        judged = any(s != "error" for s in states)  # an error is no answer
         ab = parts.get("AB", ("", {}))[1]
         ba = parts.get("BA", ("", {}))[1]
         for dim, value in ab.items():
@@ -158,9 +159,7 @@ def _list_row(
     consensus = {dim: human_consensus(values) for dim, values in by_dim.items()}
     disagree = any(judge.get(d) not in (None, v) for d, v in consensus.items())
     mine = any(is_mine for *_, is_mine in given)
-    return ListRow(
-        pid, ext, category, bool(status), bool(given), status, inconsistent, disagree, mine
-    )
+    return ListRow(pid, ext, category, judged, bool(given), status, inconsistent, disagree, mine)
 
 
 def _keep(row: ListRow, filter_name: str) -> bool:
@@ -223,11 +222,13 @@ def pair_verdicts(
 
 
 def counts(store: ProjectStore, rubric: str, judge_model: str | None) -> tuple[int, int, int]:
-    """(pairs, judged, reviewed) for the status bar."""
+    """(pairs, judged, reviewed) for the status bar. Judged: some order's latest answer is
+    not an error, as the pair list marks it."""
     total = store.conn.execute("SELECT count(*) FROM pairs").fetchone()[0]
     judged = store.conn.execute(
-        "SELECT count(DISTINCT pair_id) FROM judge_results WHERE rubric_name = ?"
-        " AND judge_model = ?",
+        "SELECT count(DISTINCT pair_id) FROM judge_results WHERE status != 'error' AND id IN"
+        " (SELECT max(id) FROM judge_results WHERE rubric_name = ? AND judge_model = ?"
+        " GROUP BY pair_id, ord)",
         [rubric, judge_model or ""],
     ).fetchone()[0]
     reviewed = store.conn.execute(  # a withdrawn verdict no longer counts

@@ -234,13 +234,14 @@ class ReviewSession:
         path, rubric_name, profile = self.path, self.rubric_name, self.profile
 
         def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
+            from desktop.domain.requests import asks_logprobs
             from desktop.services.connection import endpoint_for
             from desktop.services.judging import JobOptions, JudgeJob
             from desktop.services.project_rubrics import find_rubric
 
             with open_project(path) as store:
                 rubric = find_rubric(store, rubric_name)
-                endpoint = endpoint_for(profile)
+                endpoint = endpoint_for(profile, logprobs=asks_logprobs(profile, rubric))
                 job = JudgeJob(
                     store,
                     rubric,
@@ -248,6 +249,7 @@ class ReviewSession:
                     base_url=endpoint.base_url,
                     api_key=endpoint.api_key,
                     options=JobOptions(swap=swap, pair_ids=pair_ids),
+                    server=endpoint.server,
                 )
                 return job.run(progress=lambda state: progress(_copy(state)), cancel=cancel)
 

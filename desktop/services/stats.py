@@ -285,7 +285,7 @@ class _SectionAcc:
         self.baselines.add(record.model_a)
         self.generators.add(record.model_b)
         answers = [a for a in (record.ab, record.ba) if a is not None]
-        self.judged += bool(answers)
+        self.judged += any(a.status != "error" for a in answers)  # an error is no answer
         self.reviewed += bool(record.reviews)
         self.statuses.update(a.status for a in answers)
         for dim, acc in self.dims.items():

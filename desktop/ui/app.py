@@ -22,5 +22,5 @@ def run(start: Start, argv: list[str] | None = None) -> int:
     window = MainWindow(start.session, start.settings)
     window.show()
     if start.warning:
-        window.later(0, lambda: window.error(start.warning))
+        window.context.later(0, lambda: window.context.error(start.warning))
     return app.exec()

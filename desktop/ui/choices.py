@@ -1,19 +1,25 @@
-"""The window's three choices, top right: the rubric; the judge whose verdicts are shown
-(every judge with answers for the rubric, with how many pairs it answered); and the
-profile that Ctrl+J asks, chosen on its own. Changing what is shown updates the list, the
-verdict panel, the counts and the agreement dock together."""
+"""The window's three choices, top right in the menu bar: the rubric; the judge whose
+verdicts are shown (every judge with answers for the rubric, with how many pairs it
+answered); and the profile that Ctrl+J asks, chosen on its own. Each choice is made on the
+session, then announced, and the window updates the list, the verdict panel, the counts
+and the agreement dock together."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QMenuBar, QWidget
 
 from desktop.domain.errors import TiebreakError
 from desktop.services.app_settings import save_settings
+from desktop.ui.context import WindowContext
 from desktop.ui.plain_text import PlainLabel
-from desktop.ui.qt_by_name import set_properties
+from desktop.ui.shortcuts import Shortcuts
+from desktop.ui.workers import Refresher
+
+if TYPE_CHECKING:
+    from desktop.services.judges import JudgeChoice
 
 NO_JUDGE = "none yet"
 
@@ -38,10 +44,15 @@ class JudgePicker(QComboBox):
         return False
 
 
-class Choices:
-    """Mixed into MainWindow; uses its session (``ctl``), runner, list and docks."""
+class Choices(QWidget):
+    rubricChanged = Signal()  # the session's rubric (and so its dimensions) changed
+    judgeChanged = Signal()  # whose verdicts are shown changed
+    profileChanged = Signal()  # whom Ctrl+J asks changed
 
-    def _build_choices(self) -> None:
+    def __init__(self, context: WindowContext, menu_bar: QMenuBar) -> None:
+        super().__init__(context.window)
+        self.context = context
+        self.menu_bar = menu_bar
         self.rubric_box = QComboBox()
         self.rubric_box.setToolTip("The rubric (judge prompt) whose verdicts you review")
         self.rubric_box.currentTextChanged.connect(self._rubric_chosen)
@@ -51,16 +62,19 @@ class Choices:
             " the pairs it answered: annotators imported with the data, command-line runs,"
             " profiles"
         )
-        set_properties(self.judge_box, sizeAdjustPolicy="AdjustToContents")
+        self.judge_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.judge_box.currentIndexChanged.connect(self._judge_chosen)
-        self.judge_box.closed.connect(self._picker_closed)
         self.profile_box = QComboBox()
         self.profile_box.setToolTip("The model profile that Ctrl+J and Ctrl+Shift+J ask")
         self.profile_box.currentTextChanged.connect(self._profile_chosen)
-        self._judges_task: Any = None
-        self._judges_again = False
-        corner = self.corner = QWidget(self)  # kept: setCornerWidget does not take ownership
-        layout = QHBoxLayout(corner)
+        self._judges = Refresher(
+            context.runner,
+            lambda: context.session.judges_work(),
+            self._fill_judges,
+            lambda message: context.say(f"judges could not be counted: {message}", 6000),
+            key=lambda: (context.session, context.session.rubric_name),
+        )
+        layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 6, 0)
         for label, box in (
             ("rubric:", self.rubric_box),
@@ -69,27 +83,31 @@ class Choices:
         ):
             layout.addWidget(PlainLabel(label))
             layout.addWidget(box)
-        self.menuBar().setCornerWidget(corner)
+        menu_bar.setCornerWidget(self)
 
-    def _fill_choices(self) -> None:
-        ctl = self.ctl
+    def bind(self, shortcuts: Shortcuts) -> None:
+        shortcuts.bind("focus_judge", self.focus_judge)
+
+    def fill(self) -> None:
+        """The choices of the session just opened."""
+        session = self.context.session
         self.rubric_box.blockSignals(True)
         self.rubric_box.clear()
-        self.rubric_box.addItems(ctl.rubric_choices())
-        self.rubric_box.setCurrentText(ctl.rubric_name)
+        self.rubric_box.addItems(session.rubric_choices())
+        self.rubric_box.setCurrentText(session.rubric_name)
         self.rubric_box.blockSignals(False)
         self.profile_box.blockSignals(True)
         self.profile_box.clear()
-        self.profile_box.addItems(ctl.profile_choices())
-        self.profile_box.setCurrentText(ctl.profile.name)
+        self.profile_box.addItems(session.profile_choices())
+        self.profile_box.setCurrentText(session.profile.name)
         self.profile_box.blockSignals(False)
-        self._fill_judges(ctl.judge_names())
+        self._fill_judges(session.judge_names())
 
     # ---- the judge whose verdicts are shown ----------------------------------------------
-    def _fill_judges(self, choices: list[Any]) -> None:
+    def _fill_judges(self, choices: list[JudgeChoice]) -> None:
         """The picker's entries, the shown judge selected; a judge that has no answer yet
         (a job just started) is listed too."""
-        shown = self.ctl.shown_judge
+        shown = self.context.session.shown_judge
         entries = [(c.judge, c.pairs) for c in choices]
         if shown is not None and shown not in {name for name, _ in entries}:
             entries.insert(0, (shown, 0))
@@ -103,99 +121,60 @@ class Choices:
         box.setCurrentIndex(max(0, box.findData(shown)) if shown is not None else box.count() - 1)
         box.blockSignals(False)
         if self.isVisible():  # wider names or counts: the menu bar makes room
-            self.corner.adjustSize()
-            self.menuBar().setCornerWidget(self.corner)  # (set again, it is laid out anew)
+            self.adjustSize()
+            self.menu_bar.setCornerWidget(self)  # (set again, it is laid out anew)
 
     def refresh_judges(self) -> None:
         """Count each judge's pairs off the GUI thread and show them in the picker; a
         request made while a count runs is served when it ends."""
-        if self._closed:
-            return
-        if self._judges_task is not None:
-            self._judges_again = True
-            return
-        self._judges_again = False
-        asked = (self.ctl, self.ctl.rubric_name)
-
-        def done(choices: list[Any]) -> None:
-            self._judges_task = None
-            if self._closed:
-                return
-            if self._judges_again or asked != (self.ctl, self.ctl.rubric_name):
-                self.refresh_judges()
-            else:
-                self._fill_judges(choices)
-
-        def failed(message: str) -> None:
-            self._judges_task = None
-            if not self._closed:
-                self.statusBar().showMessage(f"judges could not be counted: {message}", 6000)
-
-        self._judges_task = self.runner.start(self.ctl.judges_work(), on_done=done, on_error=failed)
+        self._judges.request()
 
     def focus_judge(self) -> None:
         """G: open the judge picker; arrows and Enter choose, Escape leaves it as it was."""
         self.judge_box.setFocus()
         self.judge_box.showPopup()
 
-    def _picker_closed(self) -> None:
-        """Once Qt has put the focus back where the list opened from, move it on."""
-
-        def back() -> None:
-            self.activateWindow()  # the list was a window of its own while open
-            self.table.setFocus()
-
-        self.later(0, back)
-
     def _judge_chosen(self, index: int) -> None:
         name = self.judge_box.itemData(index)
-        if name is None or name == self.ctl.shown_judge:
+        if name is None or name == self.context.session.shown_judge:
             return
         self.show_judge(name)
 
     def show_judge(self, name: str) -> None:
         """Show ``name``'s verdicts: the list, the pair's verdicts, counts and dock follow."""
-        if name == self.ctl.shown_judge:
+        session = self.context.session
+        if name == session.shown_judge:
             return
-        self.ctl.choose_judge(name)
+        session.choose_judge(name)
         if self.judge_box.findData(name) < 0:  # no answers yet: listed until counted
-            self._fill_judges(self.ctl.judge_names())
+            self._fill_judges(session.judge_names())
             self.refresh_judges()
         else:
             self.judge_box.blockSignals(True)
             self.judge_box.setCurrentIndex(self.judge_box.findData(name))
             self.judge_box.blockSignals(False)
-        self._shown_verdicts_changed()
-
-    def _shown_verdicts_changed(self) -> None:
-        self.verdicts_changed()
-        self.reload_list()
-        self.refresh_verdicts()  # the same pair stays: its verdicts change all the same
-        if self.stats_dock is not None and self.stats_dock.isVisible():
-            self.refresh_stats()  # at once, not after the pause an edit waits for
+        self.judgeChanged.emit()
 
     # ---- rubric and profile ----------------------------------------------------------------
     def _rubric_chosen(self, name: str) -> None:
-        if name and name != self.ctl.rubric_name:
+        session = self.context.session
+        if name and name != session.rubric_name:
             try:
-                self.ctl.choose_rubric(name)
+                session.choose_rubric(name)
             except TiebreakError as exc:
-                self.error(str(exc))
+                self.context.error(str(exc))
                 return
-            self.verdicts.set_dimensions(self.ctl.dimensions)
-            self._fill_judges(self.ctl.judge_names())
+            self._fill_judges(session.judge_names())
             self.refresh_judges()
-            self._shown_verdicts_changed()
+            self.rubricChanged.emit()
 
     def _profile_chosen(self, name: str) -> None:
-        if name and name != self.ctl.profile.name:
+        session = self.context.session
+        if name and name != session.profile.name:
             try:
-                self.ctl.choose_profile(name)
+                session.choose_profile(name)
             except TiebreakError as exc:
-                self.error(str(exc))
+                self.context.error(str(exc))
                 return
-            save_settings(self.settings)  # the next start asks the same model
-            if self.ctl.shown_judge is None:  # nothing answered yet: show whom Ctrl+J asks
-                self._shown_verdicts_changed()
-            else:
-                self.refresh_verdicts()
+            save_settings(self.context.settings)  # the next start asks the same model
+            self.profileChanged.emit()

@@ -1,15 +1,16 @@
 """Every modal dialog the window opens: file choosers, warnings, a read-only text viewer
-and the export preview. Loaded when the first one opens, so start-up pays nothing for
-them."""
+and the export preview."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFileDialog,
+    QLayout,
     QMessageBox,
     QPlainTextEdit,
     QVBoxLayout,
@@ -49,17 +50,37 @@ def save_file(parent: QWidget, title: str, default: Path, filters: str) -> Path 
     return Path(path) if path else None
 
 
-def show_text(parent: QWidget, title: str, text: str) -> None:
-    dialog = QDialog(parent)
-    dialog.setWindowTitle(title)
+def lay_out(
+    dialog: QDialog,
+    parts: list[QWidget | QLayout],
+    buttons: QDialogButtonBox.StandardButton,
+    accept: Callable[[], None] | None = None,
+) -> None:
+    """``parts`` one above the other, then a row of ``buttons``: the accepting one (OK,
+    Save) runs ``accept`` (default: the dialog is accepted), the rejecting one closes it."""
+    box = QDialogButtonBox(buttons)
+    box.accepted.connect(accept or dialog.accept)
+    box.rejected.connect(dialog.reject)
+    layout = QVBoxLayout(dialog)
+    for part in parts:
+        if isinstance(part, QLayout):
+            layout.addLayout(part)
+        else:
+            layout.addWidget(part)
+    layout.addWidget(box)
+
+
+def read_only_text(text: str) -> QPlainTextEdit:
     view = QPlainTextEdit()
     view.setReadOnly(True)
     view.setPlainText(text)
-    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-    buttons.rejected.connect(dialog.reject)
-    layout = QVBoxLayout(dialog)
-    layout.addWidget(view)
-    layout.addWidget(buttons)
+    return view
+
+
+def show_text(parent: QWidget, title: str, text: str) -> None:
+    dialog = QDialog(parent)
+    dialog.setWindowTitle(title)
+    lay_out(dialog, [read_only_text(text)], QDialogButtonBox.StandardButton.Close)
     dialog.resize(900, 600)
     dialog.exec()
 
@@ -68,19 +89,14 @@ def confirm_export(parent: QWidget, columns: tuple[str, ...], default: Path) -> 
     """Show the columns the CSV will have, then ask where to write it."""
     dialog = QDialog(parent)
     dialog.setWindowTitle("Export CSV")
-    label = PlainLabel(f"One row per pair, {len(columns)} columns:")
-    view = QPlainTextEdit()
-    view.setReadOnly(True)
-    view.setPlainText(", ".join(columns))
-    buttons = QDialogButtonBox(
-        QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+    lay_out(
+        dialog,
+        [
+            PlainLabel(f"One row per pair, {len(columns)} columns:"),
+            read_only_text(", ".join(columns)),
+        ],
+        QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel,
     )
-    buttons.accepted.connect(dialog.accept)
-    buttons.rejected.connect(dialog.reject)
-    layout = QVBoxLayout(dialog)
-    layout.addWidget(label)
-    layout.addWidget(view)
-    layout.addWidget(buttons)
     dialog.resize(600, 260)
     if not dialog.exec():
         return None

@@ -1,92 +1,120 @@
-"""The window's file actions: new, open, import (also by drag and drop), export, settings."""
+"""Projects and files: new, open (also from the recent list), import (also by dropping a
+file on the window), export, settings, quit."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QUrl, Signal
 
 from desktop.domain.errors import TiebreakError
 from desktop.services.session import ReviewSession
+from desktop.ui import dialogs
+from desktop.ui.context import WindowContext
+from desktop.ui.shortcuts import Shortcuts
 
-if TYPE_CHECKING:  # annotations only: the event classes load when a file is dragged in
-    from PySide6.QtGui import QDragEnterEvent, QDropEvent
+if TYPE_CHECKING:
+    from desktop.services.exporting import ExportReport
+    from desktop.services.importing import ImportReport
 
 PROJECT_SUFFIXES = (".tiebreak", ".db", ".sqlite")
 
 
-class FileActions:
-    """Mixed into MainWindow; uses its session (``ctl``), runner and status bar."""
+class FileActions(QObject):
+    openRequested = Signal(object)  # the Path of a project to open in the window
+    imported = Signal()  # pairs were added to the open project
+    settingsSaved = Signal()  # the session's settings changed: show it anew
+
+    def __init__(self, context: WindowContext) -> None:
+        super().__init__(context.window)
+        self.context = context
+
+    def bind(self, shortcuts: Shortcuts) -> None:
+        shortcuts.bind("new_project", self.new_project)
+        shortcuts.bind("open_project", self.open_project)
+        shortcuts.bind("import_file", self.import_file)
+        shortcuts.bind("export_file", self.export_file)
+        shortcuts.bind("open_settings", self.open_settings)
+        shortcuts.bind("quit", self.context.window.close)
+        self.recent_menu = shortcuts.recent_menu
+
+    def fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in self.context.settings.recent:
+            action = self.recent_menu.addAction(path)
+            action.triggered.connect(lambda _=False, p=path: self.openRequested.emit(Path(p)))
 
     def new_project(self) -> None:
-        from desktop.ui.dialogs import save_file
-
-        path = save_file(self, "New project", Path.home(), "Tiebreak projects (*.tiebreak)")
+        window = self.context.window
+        path = dialogs.save_file(
+            window, "New project", Path.home(), "Tiebreak projects (*.tiebreak)"
+        )
         if path:
             target = path if path.suffix == ".tiebreak" else Path(f"{path}.tiebreak")
             try:
                 ReviewSession.create(target)
             except TiebreakError as exc:
-                self.error(str(exc))
+                self.context.error(str(exc))
                 return
-            self.open_path(target)
+            self.openRequested.emit(target)
 
     def open_project(self) -> None:
-        from desktop.ui.dialogs import open_file
-
-        path = open_file(self, "Open project", "Tiebreak projects (*.tiebreak);;All files (*)")
+        window = self.context.window
+        path = dialogs.open_file(
+            window, "Open project", "Tiebreak projects (*.tiebreak);;All files (*)"
+        )
         if path:
-            self.open_path(path)
+            self.openRequested.emit(path)
 
     def import_file(self, path: Path | None = None) -> None:
+        """Import ``path`` (none: ask for it) off the GUI thread."""
         if path is None:
-            from desktop.ui.dialogs import open_file
-
-            path = open_file(
-                self, "Import pairs", "Data (*.csv *.jsonl *.json *.tsv);;All files (*)"
+            path = dialogs.open_file(
+                self.context.window,
+                "Import pairs",
+                "Data (*.csv *.jsonl *.json *.tsv);;All files (*)",
             )
             if path is None:
                 return
-        self.statusBar().showMessage(f"importing {path.name}…")
-        self.runner.start(self.ctl.import_work(path), on_done=self._imported, on_error=self.error)
+        self.context.say(f"importing {path.name}…")
+        self.context.runner.start(
+            self.context.session.import_work(path),
+            on_done=self._imported,
+            on_error=self.context.error,
+        )
 
-    def _imported(self, report: Any) -> None:
-        self.statusBar().showMessage(
+    def _imported(self, report: ImportReport) -> None:
+        self.context.say(
             f"imported {report.added:,} pairs ({report.duplicates:,} already there)", 6000
         )
-        self.reload_list()
+        self.imported.emit()
 
     def export_file(self) -> None:
-        from desktop.ui.dialogs import confirm_export
-
-        default = self.ctl.path.with_suffix(".csv")
-        path = confirm_export(self, self.ctl.export_columns(), default)
+        session = self.context.session
+        default = session.path.with_suffix(".csv")
+        path = dialogs.confirm_export(self.context.window, session.export_columns(), default)
         if path is None:
             return
-        self.runner.start(
-            self.ctl.export_work(path),
-            on_error=self.error,
-            on_done=lambda r: self.statusBar().showMessage(
-                f"exported {r.rows:,} rows to {path}{r.guard_note}", 8000
-            ),
+
+        def done(report: ExportReport) -> None:
+            self.context.say(f"exported {report.rows:,} rows to {path}{report.guard_note}", 8000)
+
+        self.context.runner.start(
+            session.export_work(path), on_done=done, on_error=self.context.error
         )
 
     def open_settings(self) -> None:
-        from desktop.ui.settings_dialog import SettingsDialog
+        from desktop.ui.settings_dialog import SettingsDialog  # loads the keyring: on demand
 
-        if SettingsDialog(self, self.ctl).exec():
-            self.open_controller(self.ctl)
+        if SettingsDialog(self.context.window, self.context.session).exec():
+            self.settingsSaved.emit()
 
-    def quit(self) -> None:
-        self.close()
-
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if event.mimeData().hasUrls():
-            event.acceptProposedAction()
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        for url in event.mimeData().urls():
+    def drop(self, urls: list[QUrl]) -> None:
+        """Files dropped on the window: a project opens, a data file is imported."""
+        for url in urls:
             path = Path(url.toLocalFile())
             if path.suffix.lower() in PROJECT_SUFFIXES:
-                self.open_path(path)
+                self.openRequested.emit(path)
             elif path.is_file():
                 self.import_file(path)

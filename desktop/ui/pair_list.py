@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex
-from PySide6.QtGui import QStandardItemModel
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
 from desktop.services.review import ListRow
-from desktop.ui.qt_by_name import DISPLAY_ROLE, TOOLTIP_ROLE
 
 HEADERS = ("#", "id", "category", "status")
 COLUMN_WIDTHS = (44, 80, 84)  # status, last, takes the rest: the list never scrolls sideways
@@ -104,25 +102,24 @@ class PairListModel(QAbstractTableModel):
             self._rows[i] = row
             self.dataChanged.emit(self.index(i, 0), self.index(i, len(HEADERS) - 1))
 
-    def data(self, index: Index, role: int = DISPLAY_ROLE) -> object:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid():
             return None
         row = self._rows[index.row()]
-        if role == DISPLAY_ROLE:
+        if role == Qt.ItemDataRole.DisplayRole:
             return (row.id, row.external_id or "", row.category or "", status_text(row))[
                 index.column()
             ]
-        if role == TOOLTIP_ROLE and index.column() == 3:
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() == 3:
             return status_text.__doc__
         return None
 
-
-def header_labels(parent: QObject) -> QStandardItemModel:
-    """The list's column titles, as a model for its header view.
-
-    Qt's own model answers the header, not a ``headerData`` override in Python: PySide
-    would hand that override a ``Qt.Orientation``, building the whole ``Qt`` namespace
-    before the first frame (see desktop/ui/qt_by_name.py)."""
-    labels = QStandardItemModel(0, len(HEADERS), parent)
-    labels.setHorizontalHeaderLabels(list(HEADERS))
-    return labels
+    def headerData(
+        self,
+        section: int,
+        orientation: Qt.Orientation,
+        role: int = Qt.ItemDataRole.DisplayRole,
+    ) -> object:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return HEADERS[section]
+        return None

@@ -3,9 +3,11 @@ human reference and source text below when the pair has them."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
+    QScrollBar,
     QSplitter,
     QToolButton,
     QVBoxLayout,
@@ -14,7 +16,6 @@ from PySide6.QtWidgets import (
 
 from desktop.domain.pairs import Pair
 from desktop.ui.plain_text import PlainLabel
-from desktop.ui.qt_by_name import set_properties
 from desktop.ui.response_view import ResponseView
 
 
@@ -66,7 +67,7 @@ class PairView(QWidget):
         self.reference = _Pane("Human reference")
         self.source = _Pane("Source text")
         self.empty = PlainLabel("No pair selected. Import pairs with File ▸ Import (Ctrl+I).")
-        set_properties(self.empty, alignment="AlignCenter")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         sides = QSplitter()  # horizontal
         sides.addWidget(self.response_a)
         sides.addWidget(self.response_b)
@@ -74,8 +75,7 @@ class PairView(QWidget):
         extra = QSplitter()
         extra.addWidget(self.reference)
         extra.addWidget(self.source)
-        self.vertical = QSplitter()
-        set_properties(self.vertical, orientation="Vertical")
+        self.vertical = QSplitter(Qt.Orientation.Vertical)
         self.vertical.addWidget(self.instruction)
         self.vertical.addWidget(sides)
         self.vertical.addWidget(extra)
@@ -94,7 +94,7 @@ class PairView(QWidget):
         b_bar.valueChanged.connect(lambda v: self._follow(a_bar, b_bar, v))
         self.show_pair(None)
 
-    def _follow(self, other, this, value: int) -> None:
+    def _follow(self, other: QScrollBar, this: QScrollBar, value: int) -> None:
         if self._linked and this.maximum() > 0:
             other.setValue(round(value / this.maximum() * other.maximum()))
 

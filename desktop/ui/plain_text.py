@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import html
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
-
-from desktop.ui.qt_by_name import set_properties
 
 
 class PlainLabel(QLabel):
@@ -21,7 +20,7 @@ class PlainLabel(QLabel):
 
     def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        set_properties(self, textFormat="PlainText")  # by name: see qt_by_name
+        self.setTextFormat(Qt.TextFormat.PlainText)
         if text:
             self.setText(text)
 
@@ -38,6 +37,6 @@ def message_box(
     """A message box for ``text``: plain unless ``rich`` (our own markup only)."""
     box = QMessageBox(parent)
     box.setWindowTitle(title)
-    set_properties(box, textFormat="RichText" if rich else "PlainText")
+    box.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
     box.setText(text)
     return box

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QFont, QTextCursor, QTextDocument
-from PySide6.QtWidgets import QTextBrowser
+from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from desktop.ui.markdown_document import fill_markdown
 
@@ -45,8 +45,8 @@ class ResponseView(QTextBrowser):
     linkRefused = Signal(str)
     partChanged = Signal(str)  # "" when the whole text is shown
 
-    def __init__(self, parent: object | None = None) -> None:
-        super().__init__(parent)  # type: ignore[arg-type]
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
         self.setDocument(_InertDocument(self))
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)

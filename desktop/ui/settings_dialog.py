@@ -3,8 +3,6 @@ a key field that saves to the OS keyring (never to a file)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import Qt, QThreadPool
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -16,7 +14,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSpinBox,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -25,12 +22,14 @@ from desktop.adapters.profiles_file import load_profiles, save_profile
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile
 from desktop.services.app_settings import save_settings
-from desktop.ui.dialogs import ask, warn
+from desktop.services.session import ReviewSession
+from desktop.ui.dialogs import ask, lay_out, warn
 from desktop.ui.plain_text import PlainLabel
+from desktop.ui.workers import Task
 
 
 class SettingsDialog(QDialog):
-    def __init__(self, parent: QWidget, session: Any) -> None:
+    def __init__(self, parent: QWidget, session: ReviewSession) -> None:
         super().__init__(parent)
         self.session = session
         self.setWindowTitle("Settings")
@@ -65,7 +64,7 @@ class SettingsDialog(QDialog):
         self.test_result = PlainLabel()
         self.test_result.setWordWrap(True)
         self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self._task: Any = None
+        self._task: Task | None = None
         form = QFormLayout()
         form.addRow("Profile", self.profile)
         form.addRow("Name", self.name)
@@ -80,15 +79,12 @@ class SettingsDialog(QDialog):
         form.addRow("", self.test_result)
         box = QGroupBox("Model profiles")
         box.setLayout(form)
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
+        lay_out(
+            self,
+            [general, box],
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel,
+            accept=self._save,
         )
-        buttons.accepted.connect(self._save)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(general)
-        layout.addWidget(box)
-        layout.addWidget(buttons)
         self.profile.setCurrentText(session.profile.name)
         self._show_profile(self.profile.currentText())
 
@@ -135,8 +131,7 @@ class SettingsDialog(QDialog):
 
     def _test(self) -> None:
         """Off the GUI thread: a server that hangs must not freeze the window."""
-        from desktop.services.connection import test_and_remember
-        from desktop.ui.workers import Task
+        from desktop.services.connection import test_and_remember  # loads openai
 
         try:
             profile = self._profile_from_form()
@@ -153,7 +148,11 @@ class SettingsDialog(QDialog):
 
     def _tested(self, text: str) -> None:
         self.test_button.setEnabled(True)
-        self.test_result.setText(text)
+        label = self.test_result
+        label.setText(text.replace("; ", "\n"))  # a line per finding
+        # A dialog does not grow for a wrapped label by itself: every line must show.
+        label.setMinimumHeight(label.heightForWidth(label.width()))
+        self.adjustSize()
         self.profiles = load_profiles()  # with what the test found out
 
     def _save(self) -> None:

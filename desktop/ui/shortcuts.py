@@ -1,61 +1,125 @@
 """Every keyboard action in one table: (action name, keys, menu, description).
 
-Registered once with auto-repeat off, so holding a key never fires an action twice; the
-same table fills the menus and the help overlay.
+The table fills the menus and the help overlay, in its order. Each part of the window binds
+the actions it handles (``Shortcuts.bind``), and the window checks that every action in the
+table is bound exactly once. Actions are registered with auto-repeat off, so holding a key
+never fires an action twice.
 """
 
 from __future__ import annotations
 
-SHORTCUTS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
-    ("next_pair", ("J", "Ctrl+Down"), "View", "Next pair"),
-    ("previous_pair", ("K", "Ctrl+Up"), "View", "Previous pair"),
-    ("next_unreviewed", ("U",), "View", "Next pair without your verdict"),
-    (
-        "next_flagged",
-        ("F",),
-        "View",
-        "Next flagged pair (parse failure, error, flip, disagreement)",
-    ),
-    ("next_in_queue", ("Q",), "View", "Next pair in the review queue (most worth a look)"),
-    ("dimension_down", ("Down",), "Edit", "Next dimension"),
-    ("dimension_up", ("Up",), "Edit", "Previous dimension"),
-    ("verdict_a", ("A", "1"), "Edit", "Your verdict on the focused dimension: A"),
-    ("verdict_b", ("B", "2"), "Edit", "Your verdict on the focused dimension: B"),
-    ("verdict_tie", ("T", "3"), "Edit", "Your verdict on the focused dimension: tie"),
-    ("verdict_clear", ("Backspace", "0"), "Edit", "Withdraw your verdict on the focused dimension"),
-    (
-        "accept_next",
-        ("Return", "Enter"),
-        "Edit",
-        "Accept the judge's verdicts and go to the next pair",
-    ),
-    ("undo", ("Ctrl+Z",), "Edit", "Undo a verdict"),
-    ("redo", ("Ctrl+Shift+Z", "Ctrl+Y"), "Edit", "Redo a verdict"),
-    ("note", ("N",), "Edit", "Write a note on this pair"),
-    ("judge_pair", ("Ctrl+J",), "Judge", "Judge this pair"),
-    ("judge_all", ("Ctrl+Shift+J",), "Judge", "Judge all pairs not yet judged"),
-    ("cancel_job", ("Ctrl+.",), "Judge", "Cancel the running job"),
-    ("toggle_swap", ("Ctrl+W",), "Judge", "Judge both orders (position-bias check)"),
-    ("toggle_raw", ("R",), "View", "Show raw text instead of markdown"),
-    ("toggle_link", ("L",), "View", "Scroll A and B together"),
-    ("toggle_blind", ("Ctrl+B",), "View", "Blind mode: hide the judge until you decide"),
-    ("toggle_stats", ("S",), "View", "Agreement figures (judge vs reviewers)"),
-    ("focus_judge", ("G",), "View", "Choose whose verdicts are shown (the judge picker)"),
-    ("focus_search", ("Ctrl+F", "/"), "View", "Search the pairs"),
-    ("new_project", ("Ctrl+N",), "File", "New project"),
-    ("open_project", ("Ctrl+O",), "File", "Open project"),
-    ("import_file", ("Ctrl+I",), "File", "Import pairs"),
-    ("export_file", ("Ctrl+E",), "File", "Export CSV"),
-    ("open_settings", ("Ctrl+,",), "File", "Settings"),
-    ("quit", ("Ctrl+Q",), "File", "Quit"),
-    ("help", ("F1", "?"), "Help", "Keyboard shortcuts"),
+from collections.abc import Callable
+from typing import NamedTuple
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMainWindow, QMenu
+
+MENUS = ("File", "Edit", "View", "Judge", "Help")
+
+
+class Shortcut(NamedTuple):
+    name: str  # the action, bound by the part of the window that handles it
+    keys: str  # the keys that trigger it, separated by spaces
+    menu: str
+    description: str  # its menu entry and its line in the help
+
+
+_TABLE = (
+    ("next_pair", "J Ctrl+Down", "View", "Next pair"),
+    ("previous_pair", "K Ctrl+Up", "View", "Previous pair"),
+    ("next_unreviewed", "U", "View", "Next pair without your verdict"),
+    ("next_flagged", "F", "View", "Next flagged pair (parse failure, error, flip, disagreement)"),
+    ("next_in_queue", "Q", "View", "Next pair in the review queue (most worth a look)"),
+    ("dimension_down", "Down", "Edit", "Next dimension"),
+    ("dimension_up", "Up", "Edit", "Previous dimension"),
+    ("verdict_a", "A 1", "Edit", "Your verdict on the focused dimension: A"),
+    ("verdict_b", "B 2", "Edit", "Your verdict on the focused dimension: B"),
+    ("verdict_tie", "T 3", "Edit", "Your verdict on the focused dimension: tie"),
+    ("verdict_clear", "Backspace 0", "Edit", "Withdraw your verdict on the focused dimension"),
+    ("accept_next", "Return Enter", "Edit", "Accept the judge's verdicts and go to the next pair"),
+    ("undo", "Ctrl+Z", "Edit", "Undo a verdict"),
+    ("redo", "Ctrl+Shift+Z Ctrl+Y", "Edit", "Redo a verdict"),
+    ("note", "N", "Edit", "Write a note on this pair"),
+    ("judge_pair", "Ctrl+J", "Judge", "Judge this pair"),
+    ("judge_all", "Ctrl+Shift+J", "Judge", "Judge all pairs not yet judged"),
+    ("cancel_job", "Ctrl+.", "Judge", "Cancel the running job"),
+    ("toggle_swap", "Ctrl+W", "Judge", "Judge both orders (position-bias check)"),
+    ("toggle_raw", "R", "View", "Show raw text instead of markdown"),
+    ("toggle_link", "L", "View", "Scroll A and B together"),
+    ("toggle_blind", "Ctrl+B", "View", "Blind mode: hide the judge until you decide"),
+    ("toggle_stats", "S", "View", "Agreement figures (judge vs reviewers)"),
+    ("focus_judge", "G", "View", "Choose whose verdicts are shown (the judge picker)"),
+    ("focus_search", "Ctrl+F /", "View", "Search the pairs"),
+    ("new_project", "Ctrl+N", "File", "New project"),
+    ("open_project", "Ctrl+O", "File", "Open project"),
+    ("import_file", "Ctrl+I", "File", "Import pairs"),
+    ("export_file", "Ctrl+E", "File", "Export CSV"),
+    ("open_settings", "Ctrl+,", "File", "Settings"),
+    ("quit", "Ctrl+Q", "File", "Quit"),
+    ("help", "F1 ?", "Help", "Keyboard shortcuts"),
 )
+SHORTCUTS = tuple(Shortcut(*row) for row in _TABLE)
 
 
 def help_text() -> str:
     lines = ["<table>"]
-    for _, keys, _menu, description in SHORTCUTS:
-        shown = " or ".join(f"<b>{k}</b>" for k in keys)
-        lines.append(f"<tr><td>{shown}&nbsp;&nbsp;</td><td>{description}</td></tr>")
+    for shortcut in SHORTCUTS:
+        shown = " or ".join(f"<b>{k}</b>" for k in shortcut.keys.split())
+        lines.append(f"<tr><td>{shown}&nbsp;&nbsp;</td><td>{shortcut.description}</td></tr>")
     lines.append("</table>")
     return "\n".join(lines)
+
+
+class Shortcuts:
+    """The table's actions, made once for the window and put in its menus. An action is
+    checkable when its name starts with ``toggle_``; the part that binds it is handed its
+    new state."""
+
+    def __init__(self, window: QMainWindow) -> None:
+        bar = window.menuBar()
+        self.menus = {name: bar.addMenu(name) for name in MENUS}
+        self.recent_menu: QMenu = self.menus["File"].addMenu("Recent projects")
+        self._actions: dict[str, QAction] = {}
+        self._bound: set[str] = set()
+        for shortcut in SHORTCUTS:
+            action = QAction(shortcut.description, window)
+            action.setShortcuts([QKeySequence(k) for k in shortcut.keys.split()])
+            action.setAutoRepeat(False)
+            action.setCheckable(shortcut.name.startswith("toggle_"))
+            self.menus[shortcut.menu].addAction(action)
+            self._actions[shortcut.name] = action
+
+    def __getitem__(self, name: str) -> QAction:
+        return self._actions[name]
+
+    def all(self) -> list[QAction]:
+        return list(self._actions.values())
+
+    def bind(self, name: str, handler: Callable[[], None]) -> QAction:
+        """Run ``handler`` when the action ``name`` is triggered."""
+        action = self._claim(name)
+        action.triggered.connect(lambda _checked=False: handler())
+        return action
+
+    def bind_toggle(
+        self, name: str, handler: Callable[[bool], None], *, checked: bool = False
+    ) -> QAction:
+        """Run ``handler(checked)`` when the checkable action ``name`` is triggered."""
+        action = self._claim(name)
+        action.setChecked(checked)
+        action.triggered.connect(handler)
+        return action
+
+    def check_all_bound(self) -> None:
+        """Raise for an action in the table that no part of the window handles."""
+        unbound = [name for name in self._actions if name not in self._bound]
+        if unbound:
+            raise LookupError(f"no part of the window handles {', '.join(unbound)}")
+
+    def _claim(self, name: str) -> QAction:
+        if name not in self._actions:
+            raise LookupError(f"{name} is not in SHORTCUTS")
+        if name in self._bound:
+            raise LookupError(f"{name} is bound twice")
+        self._bound.add(name)
+        return self._actions[name]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QRect, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -73,7 +73,12 @@ def _sides(s: Section) -> tuple[str, str]:
 class _BarDelegate(QStyledItemDelegate):
     """Agreement drawn as a bar behind its number, so weak dimensions stand out."""
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:  # type: ignore[override]
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
         share = index.data(Qt.ItemDataRole.UserRole)
         if isinstance(share, float):
             rect = QRect(option.rect.adjusted(2, 3, -2, -3))

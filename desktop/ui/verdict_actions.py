@@ -1,99 +1,110 @@
-"""The window's verdict edits: A / B / tie on the focused dimension, accept the judge's
+"""The reviewer's verdict edits: A / B / tie on the focused dimension, accept the judge's
 verdicts, notes, and undo/redo. Every edit goes through the undo stack and is written to
 the project at once (an append to the verdict history)."""
 
 from __future__ import annotations
 
-from typing import Any
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoStack
 
 from desktop.domain.errors import TiebreakError
 from desktop.domain.verdicts import Verdict
+from desktop.ui.context import WindowContext
+from desktop.ui.pair_browser import PairBrowser
+from desktop.ui.pair_display import PairDisplay
+from desktop.ui.shortcuts import Shortcuts
 from desktop.ui.undo import VerdictCommand
 
 
-class VerdictActions:
-    """Mixed into MainWindow; uses its session (``ctl``), verdict panel and undo stack."""
+class VerdictActions(QObject):
+    changed = Signal()  # a verdict was written: what shows verdicts follows
 
-    def dimension_down(self) -> None:
-        self.verdicts.move_focus(1)
+    def __init__(self, context: WindowContext, display: PairDisplay, pairs: PairBrowser) -> None:
+        super().__init__(context.window)
+        self.context = context
+        self.display = display
+        self.panel = display.verdicts
+        self.pairs = pairs
+        self.undo_stack = QUndoStack(self)
+        self.panel.verdictChosen.connect(self.set_verdict)
+        self.panel.noteEdited.connect(self.save_note)
 
-    def dimension_up(self) -> None:
-        self.verdicts.move_focus(-1)
+    def bind(self, shortcuts: Shortcuts) -> None:
+        shortcuts.bind("dimension_down", lambda: self.panel.move_focus(1))
+        shortcuts.bind("dimension_up", lambda: self.panel.move_focus(-1))
+        shortcuts.bind("verdict_a", lambda: self._verdict_key(Verdict.A))
+        shortcuts.bind("verdict_b", lambda: self._verdict_key(Verdict.B))
+        shortcuts.bind("verdict_tie", lambda: self._verdict_key(Verdict.TIE))
+        shortcuts.bind("verdict_clear", lambda: self._verdict_key(None))
+        shortcuts.bind("accept_next", self.accept_next)
+        shortcuts.bind("undo", self.undo_stack.undo)
+        shortcuts.bind("redo", self.undo_stack.redo)
+        shortcuts.bind("note", self.edit_note)
 
-    def _verdict_key(self, value: str | None) -> None:
-        dim = self.verdicts.focused_dimension
-        if dim is None or self.ctl.current is None:
+    def _verdict_key(self, verdict: Verdict | None) -> None:
+        dim = self.panel.focused_dimension
+        if dim is None or self.context.session.current is None:
             return
-        self.set_verdict(dim, Verdict(value) if value else None)
-        last = self.verdicts.dimensions.index(dim) == len(self.verdicts.dimensions) - 1
-        if value and not last:  # on to the next dimension, as a reviewer reads down
-            self.verdicts.move_focus(1)
+        self.set_verdict(dim, verdict)
+        last = self.panel.dimensions.index(dim) == len(self.panel.dimensions) - 1
+        if verdict is not None and not last:  # on to the next dimension, as a reviewer reads down
+            self.panel.move_focus(1)
 
-    def verdict_a(self) -> None:
-        self._verdict_key("A")
-
-    def verdict_b(self) -> None:
-        self._verdict_key("B")
-
-    def verdict_tie(self) -> None:
-        self._verdict_key("tie")
-
-    def verdict_clear(self) -> None:
-        self._verdict_key(None)
-
-    def set_verdict(self, dim: str, verdict: Any) -> None:
-        if self.ctl.current is None:
+    def set_verdict(self, dim: str, verdict: Verdict | None) -> None:
+        """The reviewer's verdict on ``dim`` of the pair shown, as one undoable edit."""
+        session = self.context.session
+        if session.current is None:
             return
-        previous = self.ctl.my_verdict(dim)
+        previous = session.my_verdict(dim)
         if previous == verdict:
-            self.refresh_verdicts()
+            self.display.show_verdicts()
             return
-        self.undo_stack.push(VerdictCommand(self, self.ctl.current.id, dim, previous, verdict))
+        self.undo_stack.push(
+            VerdictCommand(self.apply_verdict, session.current.id, dim, previous, verdict)
+        )
 
-    def apply_verdict(self, pair_id: int, dim: str, verdict: Any) -> None:
-        """Called by undo commands: write, and show the pair it belongs to."""
+    def apply_verdict(self, pair_id: int, dim: str, verdict: Verdict | None) -> None:
+        """Write a verdict (an undo command's, or its undoing) and show the pair it is on."""
+        session = self.context.session
         try:
-            self.ctl.set_verdict(pair_id, dim, verdict, note=None)
+            session.set_verdict(pair_id, dim, verdict, note=None)
         except TiebreakError as exc:
-            self.error(str(exc))
+            self.context.error(str(exc))
             return
-        if self.ctl.current is None or self.ctl.current.id != pair_id:
-            self.reload_list(keep=pair_id)
-        self.refresh_verdicts()
-        self.refresh_counts()
-        self.verdicts_changed()
+        if session.current is None or session.current.id != pair_id:
+            self.pairs.reload(keep=pair_id)
+        self.changed.emit()
 
     def accept_next(self) -> None:
-        if self.ctl.current is None:
+        """Enter: the judge's verdicts become the reviewer's where they gave none; then on
+        to the next pair."""
+        session = self.context.session
+        if session.current is None:
             return
-        views = self.ctl.verdict_views()
+        views = session.verdict_views()
         if views:
             self.undo_stack.beginMacro("accept judge verdicts")
             for dim, view in views.dimensions.items():
                 if dim not in views.mine and view.judge is not None:
                     self.undo_stack.push(
-                        VerdictCommand(self, self.ctl.current.id, dim, None, view.judge)
+                        VerdictCommand(
+                            self.apply_verdict, session.current.id, dim, None, view.judge
+                        )
                     )
             self.undo_stack.endMacro()
-        self.next_pair()
+        self.pairs.next_pair()
 
-    def undo(self) -> None:
-        self.undo_stack.undo()
-
-    def redo(self) -> None:
-        self.undo_stack.redo()
-
-    def note(self) -> None:
-        self.verdicts.note.setFocus()
-        self.verdicts.note.selectAll()
+    def edit_note(self) -> None:
+        self.panel.note.setFocus()
+        self.panel.note.selectAll()
 
     def save_note(self, text: str) -> None:
-        dim = self.verdicts.focused_dimension
-        if self.ctl.current is None or dim is None:
+        dim = self.panel.focused_dimension
+        if self.context.session.current is None or dim is None:
             return
         try:
-            self.ctl.set_note(dim, text)
+            self.context.session.set_note(dim, text)
         except TiebreakError as exc:
-            self.error(str(exc))
-        self.statusBar().showMessage("note saved", 2000)
-        self.table.setFocus()
+            self.context.error(str(exc))
+        self.context.say("note saved", 2000)
+        self.pairs.focus()

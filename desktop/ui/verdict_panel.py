@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from PySide6.QtCore import QRectF, Signal
+from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QFont, QPainter, QPainterPath
 from PySide6.QtWidgets import (
     QButtonGroup,
     QGridLayout,
     QHBoxLayout,
-    QLineEdit,
     QPushButton,
     QToolButton,
     QVBoxLayout,
@@ -21,8 +20,8 @@ from PySide6.QtWidgets import (
 from desktop.domain.dimension_view import DimensionView
 from desktop.domain.verdicts import Verdict
 from desktop.services.review import PairVerdicts
+from desktop.ui.enter_field import EnterField
 from desktop.ui.plain_text import PlainLabel, plain_tooltip
-from desktop.ui.qt_by_name import ALIGN_CENTER, set_properties
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QPaintEvent
@@ -37,6 +36,16 @@ class _Row(NamedTuple):
     swap: PlainLabel
     group: QButtonGroup
     final: PlainLabel
+
+
+class ShownRow(NamedTuple):
+    """One dimension's row as the reviewer reads it."""
+
+    judge: str
+    conf: str
+    swap: str
+    mine: str | None  # the verdict button the reviewer has chosen, if any
+    final: str
 
 
 HEADINGS = ("dimension", "judge", "conf", "swap", "you", "final")
@@ -61,7 +70,7 @@ class VerdictButton(QToolButton):
         font.setBold(True)
         painter.setFont(font)
         painter.setPen(palette.highlightedText().color())
-        painter.drawText(self.rect(), ALIGN_CENTER, self.text())
+        painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.text())
         painter.end()
 
 
@@ -79,7 +88,7 @@ class VerdictPanel(QWidget):
         self._dims: tuple[str, ...] = ()
         self._focused = 0
         self._blind = False
-        self.note = QLineEdit()
+        self.note = EnterField()  # Enter saves the note
         self.note.setPlaceholderText("note on this pair (Enter saves)")
         self.note.returnPressed.connect(lambda: self.noteEdited.emit(self.note.text()))
         raw = QPushButton("Raw completion")
@@ -87,7 +96,7 @@ class VerdictPanel(QWidget):
         prompt = QPushButton("Prompt")
         prompt.clicked.connect(self.showPrompt.emit)
         self.judge_info = PlainLabel("")
-        set_properties(self.judge_info, textInteractionFlags="TextSelectableByMouse")
+        self.judge_info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         bottom = QHBoxLayout()
         bottom.addWidget(PlainLabel("note:"))
         bottom.addWidget(self.note, 1)
@@ -106,6 +115,12 @@ class VerdictPanel(QWidget):
     @property
     def focused_dimension(self) -> str | None:
         return self._dims[self._focused] if self._dims else None
+
+    def shown(self, dimension: str) -> ShownRow:
+        """What the row of ``dimension`` shows now."""
+        row = self._rows[dimension]
+        mine = next((b.text() for b in row.group.buttons() if b.isChecked()), None)
+        return ShownRow(row.judge.text(), row.conf.text(), row.swap.text(), mine, row.final.text())
 
     def set_dimensions(self, dims: tuple[str, ...]) -> None:
         while self._grid.count():
@@ -133,7 +148,7 @@ class VerdictPanel(QWidget):
                 button = VerdictButton()
                 button.setText(verdict.value)
                 button.setCheckable(True)
-                set_properties(button, focusPolicy="NoFocus")
+                button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
                 button.setToolTip(plain_tooltip(f"{dim}: {verdict.value}"))
                 button.clicked.connect(
                     lambda checked, d=dim, v=verdict: self._clicked(d, v, checked)

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, SignalInstance
 
 from desktop.domain.errors import TiebreakError
 
@@ -43,7 +43,7 @@ class Task(QRunnable):
         finally:
             self.done.set()
 
-    def _tell(self, signal: Any, value: Any) -> None:
+    def _tell(self, signal: SignalInstance, value: object) -> None:
         """Report to the GUI thread; work that outlives its window has nobody to tell."""
         try:
             signal.emit(value)
@@ -59,6 +59,7 @@ class TaskRunner(QObject):
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(4)
         self._live: set[Task] = set()
+        self.closed = False  # shut down: no work starts, no result is shown
 
     def start(
         self,
@@ -85,6 +86,53 @@ class TaskRunner(QObject):
         return bool(self._live)
 
     def shutdown(self, timeout_ms: int = 3000) -> None:
+        self.closed = True
         for task in list(self._live):
             task.cancel.set()
         self.pool.waitForDone(timeout_ms)
+
+
+class Refresher:
+    """Figures that follow the data, computed off the GUI thread one at a time: a request
+    made while one runs is served when it ends, and so is one whose ``key`` (what was
+    asked, e.g. the session and its rubric) changed meanwhile, so what is shown is never
+    older than the last request. Nothing starts or shows once the runner is shut down."""
+
+    def __init__(
+        self,
+        runner: TaskRunner,
+        work: Callable[[], Work],
+        show: Callable[[Any], None],
+        failed: Callable[[str], None],
+        key: Callable[[], object] = lambda: None,
+    ) -> None:
+        self._runner = runner
+        self._work = work
+        self._show = show
+        self._failed = failed
+        self._key = key
+        self._task: Task | None = None
+        self._again = False
+
+    def request(self) -> None:
+        if self._runner.closed:
+            return
+        if self._task is not None:
+            self._again = True
+            return
+        self._again = False
+        asked = self._key()
+        self._task = self._runner.start(
+            self._work(),
+            on_done=lambda result: self._ended(asked, lambda: self._show(result)),
+            on_error=lambda message: self._ended(asked, lambda: self._failed(message)),
+        )
+
+    def _ended(self, asked: object, report: Callable[[], None]) -> None:
+        self._task = None
+        if self._runner.closed:
+            return
+        if self._again or asked != self._key():
+            self.request()
+        else:
+            report()

@@ -2,9 +2,10 @@
 
 Targets (from the issue), each against a reference measured in the same run:
 
-* process start to the first pair painted: under 2x a bare QApplication that shows one
-  empty QMainWindow (both in child processes, start-up and imports included), to the end
-  of the first whole frame. Both start with their Python bytecode cached, as every start
+* process start to the first pair painted: within 1 s on the project of 100,000 pairs
+  (on the 2-core machine the team shares), and within 2.5x a bare QApplication that shows
+  one empty QMainWindow (both in child processes, start-up and imports included), to the
+  end of the first whole frame. Both start with their Python bytecode cached, as every start
   after the first does (pip compiles PySide6's at install; ours is written on the first
   start). The first start, which compiles our modules, is timed apart from a copy of the
   package with no bytecode. Wall-clock start-ups vary by a third from run to run on a
@@ -50,7 +51,8 @@ if str(REPO) not in sys.path:
 
 from tests.bench.bench_import_export import generate  # noqa: E402
 
-START_TARGET, NEXT_P95_MS, SEARCH_MS, MEMORY_TARGET, STALL_MS = 2.0, 30.0, 300.0, 1.5, 100.0
+START_TARGET, FIRST_PAIR_S = 2.5, 1.0
+NEXT_P95_MS, SEARCH_MS, MEMORY_TARGET, STALL_MS = 30.0, 300.0, 1.5, 100.0
 RARE_WORD = "zyzzyvaquux"
 
 # Each child prints "<CLOCK_MONOTONIC at the end of its first frame> <CPU seconds used by
@@ -255,12 +257,12 @@ def in_process(project: Path, presses: int) -> dict[str, float]:
     window = MainWindow(ReviewSession.open(project, settings), settings)
     window.show()
     app.processEvents()
-    window.table.setFocus()
+    window.pairs.focus()
     times = []
     for _ in range(presses):
         start = time.perf_counter()
-        QTest.keyClick(window.table, Qt.Key.Key_J)
-        window.pair_view.repaint()  # painted, not merely queued
+        QTest.keyClick(window.pairs.table, Qt.Key.Key_J)
+        window.display.pair_view.repaint()  # painted, not merely queued
         times.append((time.perf_counter() - start) * 1000)
     figures = {
         "next_pair_p50_ms": statistics.median(times),
@@ -269,15 +271,16 @@ def in_process(project: Path, presses: int) -> dict[str, float]:
         **judge_picker(app, window),
     }
     for label, word in (("rare", RARE_WORD), ("common", "altitude")):
-        window.search.blockSignals(True)  # measure the search, not the typing debounce
-        window.search.setText(word)
-        window.search.blockSignals(False)
+        search = window.pairs.search
+        search.blockSignals(True)  # measure the search, not the typing debounce
+        search.setText(word)
+        search.blockSignals(False)
         start = time.perf_counter()
-        window.new_query()  # what the search box calls once typing pauses
-        window.table.repaint()
-        window.pair_view.repaint()
+        window.pairs.new_query()  # what the search box calls once typing pauses
+        window.pairs.table.repaint()
+        window.display.pair_view.repaint()
         figures[f"search_{label}_ms"] = (time.perf_counter() - start) * 1000
-        figures[f"search_{label}_rows"] = window.model.rowCount()
+        figures[f"search_{label}_rows"] = window.pairs.model.rowCount()
     window.close()
     return figures
 
@@ -288,18 +291,18 @@ def judge_picker(app, window) -> dict[str, float]:
     the list and the pair's verdicts are painted."""
     from desktop.services.judges import judge_choices, judge_names
 
-    store, rubric = window.ctl.store, window.ctl.rubric_name
+    store, rubric = window.session.store, window.session.rubric_name
     start = time.perf_counter()
     names = judge_names(store, rubric)
     names_ms = (time.perf_counter() - start) * 1000
     start = time.perf_counter()
     counted = judge_choices(store, rubric)
     counts_ms = (time.perf_counter() - start) * 1000
-    other = next(c.judge for c in counted if c.judge != window.ctl.judge_model)
+    other = next(c.judge for c in counted if c.judge != window.session.judge_model)
     start = time.perf_counter()
-    window.show_judge(other)
-    window.table.repaint()
-    window.verdicts.repaint()
+    window.choices.show_judge(other)
+    window.pairs.table.repaint()
+    window.display.verdicts.repaint()
     switch_ms = (time.perf_counter() - start) * 1000
     app.processEvents()
     return {
@@ -366,13 +369,13 @@ def job_stalls(work: Path, n: int) -> dict[str, float]:
         last[0] = clock.nsecsElapsed()
         ticker.start()
         started = time.perf_counter()
-        window.judge_all()
-        while window.job is not None:
+        window.judging.judge_all()
+        while window.judging.running:
             app.processEvents()
             time.sleep(0.001)
         elapsed = time.perf_counter() - started
         ticker.stop()
-        judged = window.ctl.counts()[1]
+        judged = window.session.counts()[1]
         window.close()
     finally:
         server.kill()
@@ -488,6 +491,8 @@ def main(argv: list[str] | None = None) -> int:
         "pairs": n,
         "presses": presses,
         "start_to_first_pair_s": round(best["ours"].seconds, 3),
+        "start_to_first_pair_median_s": round(median["ours"].seconds, 3),
+        "first_pair_target_s": FIRST_PAIR_S,
         "bare_qmainwindow_start_s": round(best["bare"].seconds, 3),
         "start_ratio": round(best["ours"].seconds / best["bare"].seconds, 2),
         "start_ratio_median": round(median["ours"].seconds / median["bare"].seconds, 2),

@@ -86,10 +86,10 @@ _CHILD = textwrap.dedent(
     for _ in range(20):
         app.processEvents()
     window.grab()
-    window.pair_view.set_raw(True)
-    window.pair_view.set_raw(False)
+    window.display.pair_view.set_raw(True)
+    window.display.pair_view.set_raw(False)
     window.grab()
-    print("shown", window.verdicts.judge_info.text())
+    print("shown", window.display.verdicts.judge_info.text())
     window.close()
     """
 )
@@ -164,13 +164,13 @@ def test_judge_info_shows_a_model_name_and_a_server_error_literally(
         qtbot.addWidget(window)
         window.show()
         qtbot.waitExposed(window)
-        info = window.verdicts.judge_info
+        info = window.display.verdicts.judge_info
         _literal(info, f"judge: {markup} — not judged yet (Ctrl+J asks hostile: {markup})")
-        window.judge_pair()
-        qtbot.waitUntil(lambda: window.job is None, timeout=30_000)
+        window.judging.judge_pair()
+        qtbot.waitUntil(lambda: not window.judging.running, timeout=30_000)
         assert markup in info.text() and "bad request" in info.text()
         _literal(info, info.text())
-        window.runner.shutdown()
+        window.context.runner.shutdown()
     hostile.held()
 
 
@@ -204,9 +204,9 @@ def test_a_server_refusal_is_shown_literally_in_its_message_box(
         window.show()
         qtbot.waitExposed(window)
         QTimer.singleShot(50, look_at_the_box)
-        window.judge_pair()
-        qtbot.waitUntil(lambda: bool(seen) and window.job is None, timeout=30_000)
-        window.runner.shutdown()
+        window.judging.judge_pair()
+        qtbot.waitUntil(lambda: bool(seen) and not window.judging.running, timeout=30_000)
+        window.context.runner.shutdown()
     text, red, room = seen[0]
     assert markup in text
     assert red == 0
@@ -232,10 +232,10 @@ def test_every_label_in_the_window_is_plain(qtbot, tmp_path: Path, hostile: Host
     settings = AppSettings(reviewer="ada")
     window = MainWindow(ReviewSession.open(project, settings), settings)
     qtbot.addWidget(window)
-    window.show_stats_dock(True)
+    window.agreement.show(True)
     labels = window.findChildren(QLabel)
     assert labels and all(isinstance(label, PlainLabel) for label in labels), [
         label.text() for label in labels if not isinstance(label, PlainLabel)
     ]
-    window.runner.shutdown()
+    window.context.runner.shutdown()
     hostile.held()

@@ -6,8 +6,9 @@ step by step when a newer release opens it. Never edit a released migration; add
 
 from __future__ import annotations
 
+from sqlite_utils import Database, Migrations
+
 from desktop.adapters.store.schema import APPLICATION_ID, MIGRATION_SET
-from desktop.adapters.store.sqlite_utils_loader import Database, Migrations
 
 __all__ = ["APPLICATION_ID", "known_migrations", "migrations"]
 

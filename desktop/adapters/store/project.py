@@ -49,7 +49,7 @@ class ProjectStore:
     @property
     def db(self) -> Database:
         if self._db is None:
-            from desktop.adapters.store.sqlite_utils_loader import Database
+            from sqlite_utils import Database
 
             # No sqlite-utils plugins: a project must not depend on what else is installed.
             self._db = Database(self.conn, execute_plugins=False)

@@ -2,7 +2,9 @@
 
 Cancel stops within a fraction of a second and keeps every stored result; an error that
 every request would hit (a refused key, an unknown model, no quota, an unreachable server)
-stops the job with one message instead of a thousand failures.
+stops the job with one message instead of a thousand failures. When the job was given the
+server's process (the built-in offline judge) and that process dies, the job says so, starts
+it again once and asks again; a second death stops the job.
 """
 
 from __future__ import annotations
@@ -12,9 +14,14 @@ import threading
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from desktop.adapters.model_client import DEFAULT_BACKOFF, ModelCallError, ModelClient
+from desktop.adapters.model_client import (
+    DEFAULT_BACKOFF,
+    Completion,
+    ModelCallError,
+    ModelClient,
+)
 from desktop.adapters.store.pairs import get_pair
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import save_result
@@ -22,15 +29,25 @@ from desktop.domain.chat_formats import format_prompt
 from desktop.domain.errors import RubricError, TiebreakError
 from desktop.domain.profiles import ModelProfile, settings_hash
 from desktop.domain.render import RenderStopped, RenderTooSlow, render
-from desktop.domain.requests import ModelRequest, response_format
+from desktop.domain.requests import (
+    ModelRequest,
+    answer_grammar,
+    asks_logprobs,
+    response_format,
+)
 from desktop.domain.results import JudgeResult, Order, Status
 from desktop.domain.rubric import Rubric
 from desktop.services.judging.outcome import interpret
 from desktop.services.judging.plan import ResultKey, pending_tasks
 from desktop.services.project_rubrics import add_rubric
 
+if TYPE_CHECKING:
+    from desktop.adapters.local_server import LocalServer, ServerExit
+
 # Failures in a row that say the server has gone away, with no answer between them.
 UNREACHABLE_STREAK = 3
+# Times a job starts the built-in server again after it died; the next death stops the job.
+SERVER_RESTARTS = 1
 
 
 @dataclass(frozen=True)
@@ -66,6 +83,8 @@ class JobSummary:
     judge_model: str
     settings_hash: str
     errors: tuple[str, ...] = field(default_factory=tuple)
+    # How each server process that was started again had ended.
+    restarts: tuple[ServerExit, ...] = field(default_factory=tuple)
 
 
 class JudgeJob:
@@ -78,9 +97,11 @@ class JudgeJob:
         base_url: str,
         api_key: str | None,
         options: JobOptions | None = None,
+        server: LocalServer | None = None,
     ) -> None:
         self.store, self.rubric, self.profile = store, rubric, profile
         self.base_url, self.api_key = base_url, api_key
+        self.server = server  # the server's process, where the app started it
         self.options = options or JobOptions()
         self.temperature = (
             profile.temperature if profile.temperature is not None else rubric.decoding.temperature
@@ -88,12 +109,16 @@ class JudgeJob:
         self.max_tokens = profile.max_tokens or rubric.decoding.max_tokens
         self.structured = profile.structured_mode()
         self.response_format = response_format(rubric, self.structured)
-        self.logprobs = profile.logprobs and rubric.answer.one_token
+        self.grammar = answer_grammar(rubric) if profile.sends_grammar() else None
+        self.logprobs = asks_logprobs(profile, rubric)
+        # What constrains the answer: a JSON mode, a grammar, or nothing ("off", as in the
+        # key of every result judged before grammars, so those keep their key).
+        shape = self.structured if self.response_format else "grammar" if self.grammar else "off"
         self.settings = settings_hash(
             profile,
             temperature=self.temperature,
             max_tokens=self.max_tokens,
-            structured=self.structured if self.response_format else "off",
+            structured=shape,
             logprobs=self.logprobs,
             fewshot=self.options.fewshot,
         )
@@ -117,6 +142,7 @@ class JudgeJob:
             "max_tokens": self.max_tokens,
             "response_format": self.response_format,
             "logprobs": self.logprobs,
+            "grammar": self.grammar,
         }
         if self.profile.api_mode == "chat":
             return ModelRequest(api_mode="chat", messages=tuple(messages), **common)
@@ -170,6 +196,7 @@ class JudgeJob:
             judge_model=self.profile.model,
             settings_hash=self.settings,
             errors=tuple(run.error_samples),
+            restarts=tuple(run.restarts),
         )
 
 
@@ -185,27 +212,37 @@ class _Run:
         self.stopped: str | None = None
         self.error_samples: list[str] = []
         self.unreachable_streak = 0
+        self.restarts: list[ServerExit] = []
 
-    async def execute(self, tasks: list[tuple[int, Order]]) -> None:
+    def _client(self, base_url: str) -> ModelClient:
         job = self.job
-        client = ModelClient(
-            job.base_url,
+        return ModelClient(
+            base_url,
             job.api_key,
             timeout=job.profile.timeout,
             max_retries=job.profile.max_retries,
             backoff=job.options.backoff,
+            alive=job.server.alive if job.server is not None else None,
         )
+
+    async def execute(self, tasks: list[tuple[int, Order]]) -> None:
+        job = self.job
+        base_url = job.base_url
+        if job.server is not None:  # started (again) if it died, and able to give logprobs
+            base_url = await asyncio.to_thread(job.server.ensure_started, logprobs=job.logprobs)
+        self.client = self._client(base_url)  # replaced when the server is restarted
+        self.restart_lock = asyncio.Lock()
         try:
-            await self._cancellable([self._preflight(client)])
+            await self._cancellable([self._preflight(self.client)])
             if self.stopped or self.cancel.is_set():
                 return
             queue: asyncio.Queue[tuple[int, Order]] = asyncio.Queue()
             for task in tasks:
                 queue.put_nowait(task)
             width = min(job.options.concurrency or job.profile.concurrency, len(tasks))
-            await self._cancellable([self._worker(client, queue) for _ in range(width)])
+            await self._cancellable([self._worker(queue) for _ in range(width)])
         finally:
-            await client.close()
+            await self.client.close()
 
     async def _cancellable(self, coroutines: list[Coroutine[Any, Any, None]]) -> None:
         """Run to the end, a cancel or a stop. A crash in one (the project cannot be written,
@@ -238,12 +275,12 @@ class _Run:
         for worker in workers:
             worker.cancel()
 
-    async def _worker(self, client: ModelClient, queue: asyncio.Queue[tuple[int, Order]]) -> None:
+    async def _worker(self, queue: asyncio.Queue[tuple[int, Order]]) -> None:
         while not queue.empty() and self.stopped is None and not self.cancel.is_set():
             pair_id, order = queue.get_nowait()
-            await self._one(client, pair_id, order)
+            await self._one(pair_id, order)
 
-    async def _one(self, client: ModelClient, pair_id: int, order: Order) -> None:
+    async def _one(self, pair_id: int, order: Order) -> None:
         job = self.job
         try:
             request = job.request_for(pair_id, order, stop=self.cancel.is_set)
@@ -255,9 +292,11 @@ class _Run:
         except (RubricError, TiebreakError) as exc:
             self._store(pair_id, order, Status.ERROR, error=str(exc))
             return
-        try:
-            completion = await client.complete(request)
-        except ModelCallError as exc:
+        completion = await self._ask(request)
+        if completion is None:
+            return  # the server died again: the job stopped
+        if isinstance(completion, ModelCallError):
+            exc = completion
             if exc.fatal:
                 self.stopped = str(exc)
                 return
@@ -268,7 +307,9 @@ class _Run:
             self._store(pair_id, order, Status.ERROR, error=str(exc), request_hash=request.hash())
             return
         self.unreachable_streak = 0
-        status, verdicts, confidence, parse_error = interpret(job.rubric, order, completion)
+        status, verdicts, confidence, parse_error = interpret(
+            job.rubric, order, completion, constrained=job.grammar is not None
+        )
         self._store(
             pair_id,
             order,
@@ -282,6 +323,44 @@ class _Run:
             prompt_tokens=completion.prompt_tokens,
             completion_tokens=completion.completion_tokens,
         )
+
+    async def _ask(self, request: ModelRequest) -> Completion | ModelCallError | None:
+        """The answer, or the error that ended the request. Where the server's process died,
+        it is started once more and asked again; None when it died again and the job has
+        stopped with what happened to it."""
+        while True:
+            client = self.client
+            try:
+                return await client.complete(request)
+            except ModelCallError as exc:
+                restarted = None if exc.fatal else await self._server_restarted(client)
+                if restarted is None:
+                    return exc
+                if not restarted:
+                    return None
+
+    async def _server_restarted(self, client: ModelClient) -> bool | None:
+        """After a failed request: None where the server's process still runs (an ordinary
+        error), True where it had died and runs again now, False where the job stopped."""
+        server = self.job.server
+        report = server.exit_report() if server is not None else None
+        if server is None or report is None:
+            return None
+        async with self.restart_lock:
+            if self.client is not client:
+                return True  # another request saw the death first and has restarted it
+            if self.stopped is not None or len(self.restarts) >= SERVER_RESTARTS:
+                self.stopped = self.stopped or str(report)
+                return False
+            self.restarts.append(report)
+            try:
+                base_url = await asyncio.to_thread(server.restart)
+            except TiebreakError as exc:
+                self.stopped = f"{report}; starting it again failed: {exc}"
+                return False
+            old, self.client = self.client, self._client(base_url)
+            await old.close()
+            return True
 
     def _store(self, pair_id: int, order: Order, status: Status, **fields: Any) -> None:
         job = self.job

@@ -13,9 +13,13 @@ from desktop.domain.verdicts import Verdict
 
 
 def interpret(
-    rubric: Rubric, order: Order, completion: Completion
+    rubric: Rubric, order: Order, completion: Completion, *, constrained: bool = False
 ) -> tuple[Status, dict[str, Verdict], dict[str, float], str | None]:
-    """(status, verdicts in the pair's own A/B terms, confidences, parse error)."""
+    """(status, verdicts in the pair's own A/B terms, confidences, parse error).
+
+    ``constrained``: a grammar allowed nothing but the answer, so the verdict is the first
+    generated token. Its confidence is read there, among the verdict tokens of the model's
+    own (unconstrained) top alternatives, whichever token the model would have liked best."""
     outcome = parse_answer(completion.text, rubric.answer, rubric.dimensions)
     if not outcome.ok or outcome.verdicts is None:
         return Status.PARSE_FAILURE, {}, {}, outcome.error
@@ -23,7 +27,12 @@ def interpret(
     confidence: dict[str, float] = {}
     if rubric.answer.one_token and completion.top_logprobs:
         dim = rubric.dimensions[0]
-        probs = answer_probabilities(completion.top_logprobs)
+        positions = completion.top_logprobs
+        probs = (
+            verdict_token_probabilities(list(positions[0]))
+            if constrained
+            else answer_probabilities(positions)
+        )
         if probs is not None and verdicts[dim] in probs:
             confidence[dim] = round(probs[verdicts[dim]], 6)
     if order is Order.BA:

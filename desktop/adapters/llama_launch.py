@@ -1,0 +1,70 @@
+"""The offline judge's server process: llama-cpp-python's OpenAI-compatible server, with the
+model's weights kept out of llama.cpp's "extra" buffer types.
+
+Run as ``python -m desktop.adapters.llama_launch ARGS``, where ARGS are the arguments of
+``python -m llama_cpp.server``; ``desktop.adapters.local_server`` starts it.
+
+Why: on a CPU with Intel AMX (``amx_int8`` and ``amx_tile`` in /proc/cpuinfo: Sapphire
+Rapids and later Xeons), llama.cpp built by pip with the native flags repacks the weights
+into ggml's AMX buffer, and the first completion segfaults in ``ggml_backend_amx_mul_mat``
+(ggml-org/llama.cpp#20824, closed without a fix). ``llama_model_params.use_extra_bufts =
+False`` keeps every weight in the plain CPU buffer, which avoids that path. The server has
+no option for it, so this wrapper sets it on the defaults ``Llama`` starts from (no file in
+site-packages is changed), then runs the server as it is.
+
+Off on every CPU, not only where the CPU has AMX. Measured on an AVX-512 x86-64 without AMX:
+with the extra buffer types on, not one of the bundled model's tensors goes into one
+(llama.cpp's load log: "cannot be used with preferred buffer type CPU_REPACK, using CPU
+instead"), and judging href-four was as fast with them off as on (``tests/bench/
+bench_local.py --sweep --variant extra_buffer_types_on``: on, 0.995x over 10 pairs in both
+orders, 1.007x the median pair).
+ggml's repack kernels (x86-64 and arm64) have no layout for Q4_1, the type of all 210 weight
+matrices of the bundled SmolLM2-135M, so AMX is the only place where they would have gone
+(arm64 could repack the one Q8_0 tensor, the output layer: not measured). Off everywhere
+therefore costs nothing measured, needs no CPU detection (which cannot be read the same way
+on every system, and can disagree with what ggml itself detects), and the tests run exactly
+what a user on an AMX machine runs.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+# Written to the server's log when the model is loaded with the setting, so the tests can see
+# that the server they judge with really got it.
+LOADED_LINE = "tiebreak: model loaded without extra buffer types (use_extra_bufts=false)"
+UNSUPPORTED_LINE = "tiebreak: this llama-cpp-python has no use_extra_bufts; extra buffer types on"
+
+
+def without_extra_buffer_types() -> bool:
+    """Make every ``Llama`` in this process load its weights without extra buffer types;
+    False when this llama-cpp-python has no such setting."""
+    import llama_cpp.llama_cpp as llama_lib
+
+    fields = {name for name, *_ in llama_lib.llama_model_params._fields_}
+    if "use_extra_bufts" not in fields:
+        return False
+    defaults = llama_lib.llama_model_default_params
+
+    def model_params() -> object:
+        params = defaults()
+        params.use_extra_bufts = False
+        print(LOADED_LINE, file=sys.stderr, flush=True)
+        return params
+
+    llama_lib.llama_model_default_params = model_params
+    return True
+
+
+def main(argv: Sequence[str]) -> None:
+    if not without_extra_buffer_types():
+        print(UNSUPPORTED_LINE, file=sys.stderr, flush=True)
+    from llama_cpp.server.__main__ import main as serve
+
+    sys.argv = ["llama_cpp.server", *argv]
+    serve()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

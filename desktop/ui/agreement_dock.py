@@ -1,0 +1,94 @@
+"""The agreement figures (S) in a dock on the right: how often the judge agrees with the
+reviewers, computed off the GUI thread. The dock is built the first time it is shown."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QByteArray, QObject, Qt, QTimer
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QDockWidget
+
+from desktop.ui import dialogs
+from desktop.ui.context import WindowContext
+from desktop.ui.shortcuts import Shortcuts
+from desktop.ui.stats_panel import StatsPanel
+from desktop.ui.workers import Refresher
+
+if TYPE_CHECKING:
+    from desktop.services.stats import Stats
+
+
+class AgreementDock(QObject):
+    def __init__(self, context: WindowContext, saved_state: QByteArray | None) -> None:
+        """``saved_state``: the window's docks as the reviewer left them, restored once
+        the dock exists."""
+        super().__init__(context.window)
+        self.context = context
+        self.saved_state = saved_state
+        self.dock: QDockWidget | None = None
+        self.panel: StatsPanel | None = None
+        self.edit_timer = QTimer(self, singleShot=True, interval=600)
+        self.edit_timer.timeout.connect(self.refresh)
+        self._stats = Refresher(
+            context.runner, lambda: context.session.stats_work(), self._show, self._failed
+        )
+
+    def bind(self, shortcuts: Shortcuts) -> None:
+        self.action: QAction = shortcuts.bind_toggle("toggle_stats", self.show)
+
+    def is_open(self) -> bool:
+        return self.dock is not None and self.dock.isVisible()
+
+    def show(self, shown: bool) -> None:
+        self._dock().setVisible(shown)
+
+    def refresh(self) -> None:
+        """Compute the figures again now (their last request wins)."""
+        self._stats.request()
+
+    def verdicts_changed(self) -> None:
+        """After an edit or a judged pair: the figures follow once edits pause."""
+        if self.is_open():
+            self.edit_timer.start()
+
+    def _dock(self) -> QDockWidget:
+        if self.dock is not None:
+            return self.dock
+        window = self.context.window
+        self.panel = StatsPanel()
+        self.panel.refreshRequested.connect(self.refresh)
+        self.panel.savePng.connect(self.save_png)
+        self.dock = QDockWidget("Agreement", window)
+        self.dock.setObjectName("agreement")
+        self.dock.setWidget(self.panel)
+        self.dock.hide()
+        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
+        self.dock.visibilityChanged.connect(self._visibility_changed)
+        if self.saved_state is not None:  # where the reviewer last had it, and its width
+            window.restoreState(self.saved_state)
+        return self.dock
+
+    def _visibility_changed(self, shown: bool) -> None:
+        self.action.setChecked(shown)
+        if shown:
+            self.refresh()
+
+    def _show(self, stats: Stats | None) -> None:
+        if stats is not None and self.panel is not None:
+            self.panel.show_stats(stats)
+
+    def _failed(self, message: str) -> None:
+        if self.panel is not None:
+            self.panel.heading.setText(message)
+
+    def save_png(self) -> None:
+        if self.panel is None:
+            return
+        session = self.context.session
+        default = session.path.with_name(session.path.stem + "-agreement.png")
+        path = dialogs.save_file(self.context.window, "Save figures", default, "PNG (*.png)")
+        if path and not self.panel.grab().save(str(path), "PNG"):
+            self.context.error(f"{path}: could not be written")
+        elif path:
+            self.context.say(f"saved {path.name}", 4000)

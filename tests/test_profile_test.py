@@ -1,0 +1,58 @@
+"""`tiebreak profile test`: beyond listing models, it judges two demo pairs as a job would
+and reports the time per pair; it exits 1 when judging does not work, saying why."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+
+from desktop.adapters.profiles_file import save_profile
+from desktop.cli.main import main
+from desktop.domain.profiles import ModelProfile
+from tests.judging_helpers import generations
+from tests.local_server_helpers import CRASHED, stand_in
+from tests.openai_server import OpenAIServer, Reply
+
+TIMES = re.compile(
+    r"judged 2 demo pairs \(href-overall\): first \d+\.\d s, then \d+\.\d s per pair"
+)
+
+
+def save(server: OpenAIServer) -> None:
+    save_profile(ModelProfile(name="t", model="m", base_url=server.base_url, needs_key=False))
+
+
+def test_two_demo_pairs_are_judged_and_timed(capsys: pytest.CaptureFixture[str]) -> None:
+    with OpenAIServer() as server:
+        save(server)
+        assert main(["profile", "test", "t"]) == 0
+        judged = [r.json for r in generations(server) if "Human Response" in str(r.json)]
+    out = capsys.readouterr().out
+    assert out.startswith("profile t: answers;") and TIMES.search(out), out
+    assert len(judged) == 2  # the rubric's real prompt for each, as a job sends it
+
+
+def test_judging_that_fails_is_said_and_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    def answer(request: dict) -> Reply | str:
+        prompt = str(request.get("messages"))
+        return Reply.error(400, "prompt too long") if "Human Response" in prompt else "A"
+
+    with OpenAIServer(responder=answer) as server:
+        save(server)
+        assert main(["profile", "test", "t"]) == 1
+    out = capsys.readouterr().out
+    assert "profile t: answers;" in out
+    assert "judging does NOT work: request refused (400): prompt too long" in out
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_the_local_check_names_a_server_that_crashes_while_judging(
+    install_local_server, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Four tiny requests find what the server takes; the fifth is the first judged pair.
+    install_local_server(stand_in(5, 1))
+    assert main(["profile", "test", "local"]) == 1
+    out = capsys.readouterr().out
+    assert f"judging does NOT work: {CRASHED}" in out
