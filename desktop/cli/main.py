@@ -18,8 +18,13 @@ from desktop.domain.errors import TiebreakError
 def build_parser() -> argparse.ArgumentParser:
     """Every command, as the module that owns it declares it (its arguments and, with
     ``set_defaults(func=...)``, the function that runs it), in the order --help lists them."""
-    from desktop.cli import project_commands, rubric_commands, verdict_commands, window
-    from desktop.cli.judge_parsers import add_parsers as add_judge_parsers
+    from desktop.cli import (
+        judge_commands,
+        project_commands,
+        rubric_commands,
+        verdict_commands,
+        window,
+    )
 
     parser = argparse.ArgumentParser(
         prog="tiebreak",
@@ -33,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     project_commands.add_parsers(sub)
     rubric_commands.add_parsers(sub)
     verdict_commands.add_parsers(sub)
-    add_judge_parsers(sub)
+    judge_commands.add_parsers(sub)
     return parser
 
 
@@ -46,21 +51,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with guarded_streams():  # data in any line written is shown, never run by the terminal
         args = build_parser().parse_args(words)
-        return _reported(lambda: _command(args))
+        return _reported(lambda: args.func(args))
 
 
 def _open_window(project: Path | None) -> int:
     from desktop.cli.window import open_window
 
     return open_window(project)
-
-
-def _command(args: argparse.Namespace) -> int:
-    if hasattr(args, "func"):
-        return args.func(args)
-    from desktop.cli import judge_commands  # until the judge's commands declare themselves
-
-    return getattr(judge_commands, "cmd_" + args.command.replace("-", "_"))(args)
 
 
 def _reported(run: Callable[[], int]) -> int:
@@ -103,12 +100,6 @@ def _fail(message: str) -> None:
     from desktop.cli.terminal import print_error
 
     print_error(message)
-
-
-def print_json(value: object) -> None:  # until judge_commands takes it from terminal
-    from desktop.cli.terminal import print_json as write
-
-    write(value)
 
 
 if __name__ == "__main__":

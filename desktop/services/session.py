@@ -234,23 +234,12 @@ class ReviewSession:
         path, rubric_name, profile = self.path, self.rubric_name, self.profile
 
         def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
-            from desktop.domain.requests import asks_logprobs
-            from desktop.services.connection import endpoint_for
-            from desktop.services.judging import JobOptions, JudgeJob
-            from desktop.services.project_rubrics import find_rubric
+            from desktop.services.judging import JobOptions
+            from desktop.services.judging.setup import judge_job
 
             with open_project(path) as store:
-                rubric = find_rubric(store, rubric_name)
-                endpoint = endpoint_for(profile, logprobs=asks_logprobs(profile, rubric))
-                job = JudgeJob(
-                    store,
-                    rubric,
-                    profile,
-                    base_url=endpoint.base_url,
-                    api_key=endpoint.api_key,
-                    options=JobOptions(swap=swap, pair_ids=pair_ids),
-                    server=endpoint.server,
-                )
+                options = JobOptions(swap=swap, pair_ids=pair_ids)
+                job = judge_job(store, rubric_name, profile, options)
                 return job.run(progress=lambda state: progress(_copy(state)), cancel=cancel)
 
         return work

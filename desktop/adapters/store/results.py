@@ -90,6 +90,14 @@ def imported_answers(
         )
 
 
+def outcomes(store: ProjectStore) -> list[tuple[str, float | None, str | None]]:
+    """(status, latency in ms, error) of every answer, in pair order: a small check's
+    whole story."""
+    return store.conn.execute(
+        "SELECT status, latency_ms, error FROM judge_results ORDER BY pair_id"
+    ).fetchall()
+
+
 def finished_keys(
     store: ProjectStore, rubric_hash: str, judge_model: str, settings_hash: str
 ) -> set[tuple[int, str]]:
