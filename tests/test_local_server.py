@@ -126,8 +126,9 @@ def test_a_server_that_crashes_at_start_says_so(tmp_path: Path) -> None:
     )
 
 
-def open_demo_window(qtbot, path: Path):  # type: ignore[no-untyped-def]
-    """The window on the demo pairs with the built-in profile, errors collected."""
+def open_demo_window(qtbot, path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """The window on the demo pairs with the built-in profile, its message boxes collected."""
+    import desktop.ui.dialogs as dialogs
     from desktop.services.app_settings import AppSettings
     from desktop.services.session import ReviewSession
     from desktop.ui.main_window import MainWindow
@@ -138,43 +139,43 @@ def open_demo_window(qtbot, path: Path):  # type: ignore[no-untyped-def]
     win = MainWindow(session, settings)
     qtbot.addWidget(win)
     win.shown_errors = []
-    win.error = win.shown_errors.append
+    monkeypatch.setattr(dialogs, "warn", lambda parent, message: win.shown_errors.append(message))
     win.show()
     qtbot.waitExposed(win)
     return win
 
 
 def judge_all_in(qtbot, win) -> None:  # type: ignore[no-untyped-def]
-    win.judge_all()
-    qtbot.waitUntil(lambda: win.job is None, timeout=30_000)
+    win.judging.judge_all()
+    qtbot.waitUntil(lambda: not win.judging.running, timeout=30_000)
 
 
 @pytest.mark.usefixtures("qapp")
 def test_the_window_names_a_second_crash_and_counts_no_error_as_judged(
-    qtbot, tmp_path: Path, install_local_server: Installer
+    qtbot, tmp_path: Path, install_local_server: Installer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     install_local_server(stand_in(2, 1))
-    win = open_demo_window(qtbot, demo_project(tmp_path))
+    win = open_demo_window(qtbot, demo_project(tmp_path), monkeypatch)
     judge_all_in(qtbot, win)
     assert win.shown_errors == [f"judging stopped: {CRASHED}"]
-    qtbot.waitUntil(lambda: "20 pairs · 1 judged" in win.counts_label.text(), timeout=5000)
-    win.runner.shutdown()
+    qtbot.waitUntil(lambda: "20 pairs · 1 judged" in win.counts.text(), timeout=5000)
+    win.context.runner.shutdown()
 
 
 @pytest.mark.usefixtures("qapp")
 def test_the_window_goes_on_after_one_crash_and_says_so(
-    qtbot, tmp_path: Path, install_local_server: Installer
+    qtbot, tmp_path: Path, install_local_server: Installer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     install_local_server(stand_in(5))
-    win = open_demo_window(qtbot, demo_project(tmp_path))
+    win = open_demo_window(qtbot, demo_project(tmp_path), monkeypatch)
     judge_all_in(qtbot, win)
     assert win.shown_errors == []
     message = win.statusBar().currentMessage()
     assert message.startswith("judged 20 ok, 0 parse failures, 0 errors")
     short = "the offline model server crashed (signal 11, SIGSEGV) and was started again"
     assert message.endswith(f"; {short}")  # the whole report would not fit
-    qtbot.waitUntil(lambda: "20 pairs · 20 judged" in win.counts_label.text(), timeout=5000)
-    win.runner.shutdown()
+    qtbot.waitUntil(lambda: "20 pairs · 20 judged" in win.counts.text(), timeout=5000)
+    win.context.runner.shutdown()
 
 
 def test_logits_of_every_prompt_token_only_for_a_job_that_reads_logprobs(
