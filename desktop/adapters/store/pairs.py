@@ -119,6 +119,11 @@ def pair_ids_matching(
         raise TiebreakError(f"--where {where!r}: {exc}") from None
 
 
+def pair_ids(store: ProjectStore) -> set[int]:
+    """The row id of every pair."""
+    return {r[0] for r in store.conn.execute("SELECT id FROM pairs")}
+
+
 def count_pairs(store: ProjectStore) -> int:
     return store.conn.execute("SELECT count(*) FROM pairs").fetchone()[0]
 

@@ -104,6 +104,12 @@ def latest_rubric(store: ProjectStore, name: str) -> StoredRubric | None:
     return StoredRubric(row[0], row[1], row[2], tuple(json.loads(row[3])), row[4], row[5])
 
 
+def rubric_text(store: ProjectStore, rubric_hash: str) -> str | None:
+    """The exact text recorded under a rubric hash."""
+    row = store.conn.execute("SELECT text FROM rubrics WHERE hash = ?", [rubric_hash]).fetchone()
+    return row[0] if row else None
+
+
 def now() -> str:
     from datetime import UTC, datetime  # only when something is written
 
