@@ -160,7 +160,7 @@ class _Job:
         self.human_added = self.human_present = 0
         self.kinds: list[str] = []
         self.done: list[Source] = []  # files read so far, to find an earlier record again
-        self.ids = IdCheck(store.conn, store.path, self._find_earlier)
+        self.ids = IdCheck(store, self._find_earlier)
         self.rubric_hash = ""
 
     def start_file(self, source: Source, kind: str) -> None:

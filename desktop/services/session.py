@@ -19,7 +19,7 @@ from desktop.domain.errors import TiebreakError
 from desktop.domain.pairs import Pair
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.verdicts import Verdict
-from desktop.services import judges, review
+from desktop.services import judges, pair_list, pair_verdicts
 from desktop.services.app_settings import AppSettings
 from desktop.services.overrides import default_reviewer, override
 from desktop.services.project_rubrics import dimensions_for, rubric_choices
@@ -104,8 +104,8 @@ class ReviewSession:
         after_id: int = 0,
         limit: int,
         ids: Collection[int] = (),
-    ) -> list[review.ListRow]:
-        return review.list_rows(
+    ) -> list[pair_list.ListRow]:
+        return pair_list.list_rows(
             self.store,
             self.rubric_name,
             self.judge_model,
@@ -117,13 +117,13 @@ class ReviewSession:
             ids=ids,
         )
 
-    def list_row(self, pair_id: int) -> review.ListRow:
+    def list_row(self, pair_id: int) -> pair_list.ListRow:
         return self.list_rows_for([pair_id])[0]
 
-    def list_rows_for(self, pair_ids: Collection[int]) -> list[review.ListRow]:
+    def list_rows_for(self, pair_ids: Collection[int]) -> list[pair_list.ListRow]:
         """The list rows of these pairs, in id order, in one query per 500."""
         ordered = sorted(pair_ids)
-        rows: list[review.ListRow] = []
+        rows: list[pair_list.ListRow] = []
         for start in range(0, len(ordered), 500):
             chunk = ordered[start : start + 500]
             rows += self.rows(limit=len(chunk), ids=chunk)
@@ -133,10 +133,10 @@ class ReviewSession:
         self.current = get_pair(self.store, pair_id)
         return self.current
 
-    def verdict_views(self) -> review.PairVerdicts | None:
+    def verdict_views(self) -> pair_verdicts.PairVerdicts | None:
         if self.current is None or self.current.id is None:
             return None
-        return review.pair_verdicts(
+        return pair_verdicts.pair_verdicts(
             self.store,
             self.current.id,
             self.rubric_name,
@@ -145,7 +145,7 @@ class ReviewSession:
             self.reviewer(),
         )
 
-    def judge_summary(self, views: review.PairVerdicts | None) -> str:
+    def judge_summary(self, views: pair_verdicts.PairVerdicts | None) -> str:
         if views is None or not views.judge:
             return (
                 f"judge: {self.judge_model} — not judged yet"
@@ -162,7 +162,7 @@ class ReviewSession:
         return f"judge: {self.judge_model} — " + "; ".join(parts)
 
     def counts(self) -> tuple[int, int, int]:
-        return review.counts(self.store, self.rubric_name, self.judge_model)
+        return pair_list.counts(self.store, self.rubric_name, self.judge_model)
 
     def my_verdict(self, dimension: str) -> Verdict | None:
         """This reviewer's current verdict: another reviewer's is never taken for it."""
@@ -273,7 +273,7 @@ class ReviewSession:
         """(pairs, judged, reviewed), counted off the GUI thread: a 100,000-pair project
         takes tens of milliseconds."""
         rubric, model = self.rubric_name, self.judge_model
-        return self._read_work(lambda store: review.counts(store, rubric, model))
+        return self._read_work(lambda store: pair_list.counts(store, rubric, model))
 
     def check_work(self) -> Work:
         """The check for damage that a first write would otherwise make on the GUI thread

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from desktop.domain.dimension_view import DimensionView
 from desktop.domain.verdicts import Verdict
-from desktop.services.review import PairVerdicts
+from desktop.services.pair_verdicts import PairVerdicts
 from desktop.ui.enter_field import EnterField
 from desktop.ui.plain_text import PlainLabel, plain_tooltip
 

@@ -94,9 +94,9 @@ def identities_without_id(store: ProjectStore) -> Iterator[tuple[Any, ...]]:
     )
 
 
-def last_id(conn: sqlite3.Connection) -> int:
+def last_id(store: ProjectStore) -> int:
     """The highest row id in use (0 for none): pairs above it are added after now."""
-    return conn.execute("SELECT coalesce(max(id), 0) FROM pairs").fetchone()[0]
+    return store.conn.execute("SELECT coalesce(max(id), 0) FROM pairs").fetchone()[0]
 
 
 def pair_ids_matching(
