@@ -26,8 +26,8 @@ from desktop.adapters.store.rubrics import rubric_text
 from desktop.domain.errors import ImportDataError, TiebreakError
 from desktop.domain.results import JudgeResult, Order, Status
 from desktop.domain.rubric import Rubric
+from desktop.services.judging.interpret import interpret
 from desktop.services.judging.job import JudgeJob
-from desktop.services.judging.outcome import interpret
 from desktop.services.project_rubrics import add_rubric
 
 MANIFEST_PREFIX = "batch:"

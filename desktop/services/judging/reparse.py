@@ -10,7 +10,7 @@ from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import answers_to_parse, update_parsed
 from desktop.domain.results import Order, Status
 from desktop.domain.rubric import Rubric
-from desktop.services.judging.outcome import interpret
+from desktop.services.judging.interpret import interpret
 
 
 @dataclass(frozen=True)
