@@ -23,6 +23,28 @@ def prompts_dir() -> Path:
     return _data_dir("prompts")
 
 
+#: The order the built-in rubrics are offered in; any other shipped file follows by name.
+BUILTIN_RUBRICS = (
+    "href-four",
+    "href-four-corrected",
+    "href-overall",
+    "href-correctness",
+    "just-eval",
+    "text-grounded",
+)
+
+
+def builtin_rubric_files() -> list[Path]:
+    """The shipped rubric files, in the order they are offered."""
+
+    def key(path: Path) -> tuple[int, str]:
+        stem = path.stem
+        order = BUILTIN_RUBRICS.index(stem) if stem in BUILTIN_RUBRICS else len(BUILTIN_RUBRICS)
+        return (order, stem)
+
+    return sorted(prompts_dir().glob("*.toml"), key=key)
+
+
 def resources_dir() -> Path:
     """The folder of demo data and other shipped files."""
     return _data_dir("resources")

@@ -14,6 +14,18 @@ from typing import Any
 
 from desktop.adapters.store import open_project
 from desktop.adapters.store.project import ProjectStore
+from desktop.domain.rubric import AnswerFormat, AnswerKind, Message, Rubric
+
+
+def tiebreak(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The real command line, run as a child process."""
+    return subprocess.run(
+        [sys.executable, "-m", "desktop", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
 
 
 def new_project(tmp_path: Path, name: str = "p.tiebreak") -> Path:
@@ -78,3 +90,15 @@ def write_lock_held(path: Path, *, seconds: float = 60, commit: bool = False) ->
         if not commit:
             holder.kill()
         holder.wait(timeout=60)
+
+
+def user_rubric(content: str, role: str = "user") -> Rubric:
+    """A one-message rubric with one dimension, as a user might write it."""
+    return Rubric(
+        name="user-rubric",
+        title="User rubric",
+        description="",
+        dimensions=("overall",),
+        answer=AnswerFormat(AnswerKind.SINGLE),
+        messages=(Message(role, content),),
+    )

@@ -15,9 +15,8 @@ from desktop.services.importing import import_file
 from desktop.services.leaderboard import leaderboard
 from desktop.services.stats import rubric_stats
 from tests.conftest import SHARED
-from tests.helpers import export_rows, new_project
+from tests.helpers import export_rows, new_project, tiebreak
 from tests.stats_helpers import add_rubric, judge
-from tests.test_cli import tiebreak
 
 ALPACA_DIR = SHARED / "data" / "alpaca_eval"
 CLAUDE = ALPACA_DIR / "claude-2.1__weighted_alpaca_eval_gpt4_turbo.annotations.json"

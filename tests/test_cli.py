@@ -5,22 +5,11 @@ from __future__ import annotations
 import csv
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import table_digest, write_jsonl
-
-
-def tiebreak(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "desktop", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
+from tests.helpers import table_digest, tiebreak, write_jsonl
 
 
 def assert_one_line_error(proc: subprocess.CompletedProcess[str], fragment: str) -> None:

@@ -16,8 +16,7 @@ from pathlib import Path
 from desktop.adapters.desktop_entry import exec_quote
 from desktop.cli.main import _window_request
 from desktop.services.importing import import_file
-from tests.helpers import new_project, write_jsonl
-from tests.test_cli import tiebreak
+from tests.helpers import new_project, tiebreak, write_jsonl
 
 MIME = "application/x-tiebreak-project"
 

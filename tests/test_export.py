@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from desktop.adapters.formats.cells import FormulaGuard, safe_cell
 from desktop.adapters.store import open_project
-from desktop.adapters.store.human import add_verdict
+from desktop.adapters.store.human_verdicts import add_verdict
 from desktop.adapters.store.results import save_result
 from desktop.adapters.store.rubrics import record_rubric
 from desktop.domain.errors import TiebreakError
@@ -321,3 +321,35 @@ def test_no_cell_starts_a_formula(text: str) -> None:
     if stripped[:1] in ("=", "+", "-", "@", "\t", "\r"):
         float(stripped)  # only a plain number may start that way
     assert cell in (text, "'" + text)
+
+
+@pytest.mark.parametrize("name", ["out.jsonl", "out.ndjson", "out.csv", "out.txt"])
+def test_the_window_and_the_command_line_pick_the_same_format_from_the_name(
+    tmp_path: Path, name: str
+) -> None:
+    """One rule for both: JSON lines for .jsonl and .ndjson, CSV for anything else."""
+    import threading
+
+    from desktop.services.app_settings import AppSettings
+    from desktop.services.session import ReviewSession
+
+    project = _project_with_verdicts(tmp_path)
+    by_cli = tmp_path / "cli" / name
+    by_cli.parent.mkdir()
+    by_window = tmp_path / "window" / name
+    by_window.parent.mkdir()
+    proc = subprocess.run(
+        [sys.executable, "-m", "desktop", "export", str(project), str(by_cli)],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    session = ReviewSession.open(project, AppSettings())
+    try:
+        session.choose_rubric("r")
+        session.export_work(by_window)(lambda _: None, threading.Event())
+    finally:
+        session.close()
+    first = by_window.read_text(encoding="utf-8").splitlines()[0]
+    assert first.startswith("{") == (name.endswith(("jsonl", "ndjson")))
+    assert first == by_cli.read_text(encoding="utf-8").splitlines()[0]

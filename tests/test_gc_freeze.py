@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from desktop.services.gc_freeze import load_for_good
-from tests.test_gui import open_window, project, server  # noqa: F401  (fixtures)
+from tests.gui_helpers import open_window, project_fixture, server_fixture  # noqa: F401
 
 
 @pytest.fixture(autouse=True)
@@ -41,7 +41,7 @@ def test_a_failed_load_still_freezes_and_collects_again() -> None:
 
 
 @pytest.mark.usefixtures("qapp")
-def test_the_window_loads_the_judge_engine_for_good(qtbot, project, server) -> None:  # noqa: F811
+def test_the_window_loads_the_judge_engine_for_good(qtbot, project, server) -> None:
     win = open_window(qtbot, project, server)
     try:
         # Soon after the first frame, openai and the judge engine load in the background.

@@ -15,7 +15,8 @@ from desktop.cli.main import main
 from desktop.domain.profiles import ModelProfile, local_profile
 from desktop.domain.requests import answer_grammar
 from desktop.services.judging import JobOptions, JudgeJob
-from desktop.services.review import counts, pair_verdicts
+from desktop.services.pair_list import counts
+from desktop.services.pair_verdicts import pair_verdicts
 from tests.judging_helpers import (
     COMMA,
     JSON_CHOICES,

@@ -17,15 +17,22 @@ from desktop.services.importing import import_file
 from desktop.ui import dialogs
 from desktop.ui.main_window import MainWindow
 from desktop.ui.shortcuts import SHORTCUTS
-from tests import test_gui
+from tests.gui_helpers import (  # noqa: F401  (the fixtures project, server, window)
+    completions,
+    human_rows,
+    judge_all,
+    open_window,
+    press,
+    project_fixture,
+    server_fixture,
+    window_fixture,
+)
 from tests.helpers import new_project, write_jsonl
 from tests.openai_server import OpenAIServer
-from tests.test_gui import completions, human_rows, judge_all, open_window, press
 
 pytestmark = pytest.mark.usefixtures("qapp")
 CTRL = Qt.KeyboardModifier.ControlModifier
 SHIFT = Qt.KeyboardModifier.ShiftModifier
-project, server, window = test_gui.project, test_gui.server, test_gui.window  # fixtures
 
 
 def test_f_goes_to_the_next_flagged_pair(qtbot, window: MainWindow, server: OpenAIServer):

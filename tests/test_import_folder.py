@@ -14,8 +14,7 @@ from desktop.adapters.store import open_project
 from desktop.domain.errors import ImportDataError
 from desktop.services.import_sources import data_files
 from desktop.services.importing import import_file
-from tests.helpers import new_project, table_digest
-from tests.test_cli import tiebreak
+from tests.helpers import new_project, table_digest, tiebreak
 
 CLAUDE = "claude-2.1__weighted_alpaca_eval_gpt4_turbo.annotations.json"
 

@@ -19,8 +19,7 @@ from desktop.adapters.store.migrations import APPLICATION_ID, migrations
 from desktop.domain.errors import ImportDataError
 from desktop.services.importing import import_file
 from desktop.services.merge import merge_file
-from tests.helpers import new_project, table_digest, write_jsonl
-from tests.test_cli import tiebreak
+from tests.helpers import new_project, table_digest, tiebreak, write_jsonl
 
 
 def annotations(generator: str, outputs: list[str], preference: float) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ import pytest
 from desktop.adapters.store import open_project
 from desktop.domain.verdicts import Verdict
 from desktop.services.exporting import export_project
-from desktop.services.review import pair_verdicts
+from desktop.services.pair_verdicts import pair_verdicts
 from tests.judging_helpers import (
     COMMA,
     JSON_CHOICES,

@@ -32,7 +32,7 @@ from desktop.adapters.local_server import local_server
 from desktop.adapters.rubric_files import rubric_from_text
 from desktop.adapters.store import open_project
 from desktop.domain.profiles import local_profile
-from desktop.services.connection import endpoint_for
+from desktop.services.endpoints import endpoint_for
 from desktop.services.importing import import_file
 from desktop.services.judging import JobOptions, JudgeJob
 from desktop.services.project_rubrics import add_rubric, find_rubric

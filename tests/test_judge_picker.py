@@ -19,9 +19,8 @@ from desktop.services.app_settings import AppSettings
 from desktop.services.importing import import_file
 from desktop.services.session import ReviewSession
 from desktop.ui.main_window import MainWindow
-from tests.helpers import new_project, write_jsonl
+from tests.helpers import new_project, tiebreak, write_jsonl
 from tests.openai_server import OpenAIServer
-from tests.test_cli import tiebreak
 
 pytestmark = pytest.mark.usefixtures("qapp")
 N = 12

@@ -10,7 +10,7 @@ import pytest
 
 from desktop.adapters.store import open_project
 from desktop.cli.main import main
-from desktop.services import review
+from desktop.services import pair_list
 from desktop.services.stats import rubric_stats
 from tests.judging_helpers import MODEL, SINGLE, make_job, project
 from tests.openai_server import OpenAIServer, Reply
@@ -30,20 +30,20 @@ def test_an_error_is_not_judged_in_counts_list_or_figures(
     with open_project(path) as store:
         summary = make_job(store, server).run()
         assert (summary.progress.ok, summary.progress.errors) == (1, 1)
-        assert review.counts(store, SINGLE.name, MODEL) == (3, 2, 0)  # ok and parse failure
-        rows = review.list_rows(store, SINGLE.name, MODEL)
+        assert pair_list.counts(store, SINGLE.name, MODEL) == (3, 2, 0)  # ok and parse failure
+        rows = pair_list.list_rows(store, SINGLE.name, MODEL)
         assert [(r.judged, r.status) for r in rows] == [
             (True, "ok"),
             (False, "error"),
             (True, "parse-failure"),
         ]
-        unjudged = review.list_rows(store, SINGLE.name, MODEL, filter_name="unjudged")
+        unjudged = pair_list.list_rows(store, SINGLE.name, MODEL, filter_name="unjudged")
         assert [r.id for r in unjudged] == [2]
         assert rubric_stats(store, SINGLE.name, MODEL).overall.judged == 2
         # Asked again, the pair gets its answer and counts.
         server.script(["B"])
         make_job(store, server).run()
-        assert review.counts(store, SINGLE.name, MODEL) == (3, 3, 0)
+        assert pair_list.counts(store, SINGLE.name, MODEL) == (3, 3, 0)
 
 
 def test_a_later_error_takes_the_pairs_answer_away(tmp_path: Path, server: OpenAIServer) -> None:
@@ -52,11 +52,11 @@ def test_a_later_error_takes_the_pairs_answer_away(tmp_path: Path, server: OpenA
     path = project(tmp_path, 1)
     with open_project(path) as store:
         make_job(store, server).run()
-        assert review.counts(store, SINGLE.name, MODEL) == (1, 1, 0)
+        assert pair_list.counts(store, SINGLE.name, MODEL) == (1, 1, 0)
         server.script([Reply.error(400, "bad prompt")])
         make_job(store, server, temperature=0.5).run()  # other settings: a new result
-        assert review.counts(store, SINGLE.name, MODEL) == (1, 0, 0)
-        assert review.list_rows(store, SINGLE.name, MODEL)[0].judged is False
+        assert pair_list.counts(store, SINGLE.name, MODEL) == (1, 0, 0)
+        assert pair_list.list_rows(store, SINGLE.name, MODEL)[0].judged is False
 
 
 def test_judge_exits_1_while_pairs_are_left_in_error(

@@ -10,9 +10,8 @@ from desktop.adapters.store import open_project
 from desktop.domain.results import Status
 from desktop.services.importing import import_file
 from desktop.services.judges import judge_choices, judge_names
-from tests.helpers import new_project, write_jsonl
+from tests.helpers import new_project, tiebreak, write_jsonl
 from tests.stats_helpers import add_rubric, judge
-from tests.test_cli import tiebreak
 
 
 def build(tmp_path: Path) -> Path:

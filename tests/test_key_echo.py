@@ -8,7 +8,6 @@ import json
 import logging
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,13 +19,8 @@ from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile
 from desktop.services import connection
 from tests.judging_helpers import MODEL, make_job, profile, project
-from tests.openai_server import MODELS_PATH, FaultRule, OpenAIServer, Reply
-
-IN_USE = "sk-in-use-4f7d2c91b0e84a3f"
-OTHER = "sk-other-profile-9a8b7c6d5e"  # the keyring's, for another profile
-SESSION = "sk-session-only-1122334455"  # held for this session, for a third
-ENV_KEY = "sk-env-of-a-fourth-profile-77"  # a fourth profile's environment variable
-ALL = (IN_USE, OTHER, SESSION, ENV_KEY)
+from tests.key_echo_helpers import ALL, ENV_KEY, IN_USE, OTHER, SESSION, echo
+from tests.openai_server import MODELS_PATH, FaultRule, OpenAIServer
 
 
 @pytest.fixture(autouse=True)
@@ -36,18 +30,6 @@ def stored_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     set_key("other", OTHER)
     set_session_key("third", SESSION)
     monkeypatch.setenv("FOURTH_ENV", ENV_KEY)
-
-
-def echo(server: OpenAIServer, status: int, others: tuple[str, ...] = ALL[1:]) -> Any:
-    """A responder that answers with the key the request carried, and ``others``: in an
-    error of ``status``, or in the completion itself for 200."""
-
-    def reply(_: dict[str, Any]) -> Reply | str:
-        sent = server.last_request.headers["authorization"].removeprefix("Bearer ")
-        text = f"Incorrect API key provided: {sent}; known: {' '.join(others)}"
-        return f"A {text}" if status == 200 else Reply.error(status, text)
-
-    return reply
 
 
 def leaks(text: str) -> list[str]:

@@ -21,7 +21,7 @@ from desktop.cli.main import main
 from desktop.domain.profiles import local_profile
 from desktop.domain.requests import asks_logprobs
 from desktop.resources import resources_dir
-from desktop.services.connection import endpoint_for
+from desktop.services.endpoints import endpoint_for
 from desktop.services.importing import import_file
 from desktop.services.judging import JobOptions, JudgeJob
 from desktop.services.project_rubrics import find_rubric

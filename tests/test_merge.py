@@ -10,18 +10,17 @@ from pathlib import Path
 
 import pytest
 
+from desktop.adapters.formats.cells import unescape
 from desktop.adapters.store import open_project
-from desktop.adapters.store.human import history
+from desktop.adapters.store.human_verdicts import history
 from desktop.adapters.store.pairs import count_pairs, find_pair
 from desktop.domain.errors import ImportDataError, TiebreakError
 from desktop.services.exporting import export_project
 from desktop.services.importing import import_file
 from desktop.services.merge import merge_file
-from desktop.services.merge_export import unescape
 from desktop.services.stats import rubric_stats
-from tests.helpers import new_project, table_digest, write_jsonl
+from tests.helpers import new_project, table_digest, tiebreak, write_jsonl
 from tests.stats_helpers import add_rubric, judge, review
-from tests.test_cli import tiebreak
 
 DIMS = ("precision", "overall")
 ROWS = [

@@ -17,8 +17,9 @@ from desktop.domain.chat_formats import format_prompt
 from desktop.domain.errors import RubricError
 from desktop.domain.pairs import Pair
 from desktop.domain.render import render
-from desktop.domain.rubric import AnswerFormat, AnswerKind, Message, Rubric
+from desktop.domain.rubric import Rubric
 from desktop.resources import prompts_dir
+from tests.helpers import user_rubric
 
 HREF_SYSTEM = (
     "You are a helpful assistant that helps us rate an AI model's responses to instructions."
@@ -220,7 +221,7 @@ def test_injection_strings_arrive_byte_for_byte(path: Path) -> None:
 @given(st.text(st.characters(blacklist_categories=("Cs",))))
 def test_any_response_text_arrives_unchanged(text: str) -> None:
     pair = Pair(instruction="q", response_a=text, response_b="", reference="r")
-    (message,) = render(_user_rubric("<a>{{ response_a }}</a>"), pair)
+    (message,) = render(user_rubric("<a>{{ response_a }}</a>"), pair)
     assert message["content"] == f"<a>{text}</a>"
 
 
@@ -240,7 +241,7 @@ def test_missing_reference_names_rubric_and_pair() -> None:
 
 
 def test_an_optional_field_that_is_not_required_renders_empty() -> None:
-    rubric = _user_rubric("[{{ reference }}|{{ source }}]")
+    rubric = user_rubric("[{{ reference }}|{{ source }}]")
     pair = Pair(instruction="q", response_a="a", response_b="b")
     assert render(rubric, pair)[0]["content"] == "[|]"
 
@@ -257,23 +258,12 @@ def test_fewshot_off_leaves_no_trace() -> None:
 # ---- failures are one line --------------------------------------------------------------------
 
 
-def _user_rubric(content: str, role: str = "user") -> Rubric:
-    return Rubric(
-        name="user-rubric",
-        title="User rubric",
-        description="",
-        dimensions=("overall",),
-        answer=AnswerFormat(AnswerKind.SINGLE),
-        messages=(Message(role, content),),
-    )
-
-
 PAIR = Pair(instruction="q", response_a="a", response_b="b", id=5)
 
 
 def test_size_cap_names_the_pair_and_sizes() -> None:
     big = Pair(instruction="q", response_a="x" * 300, response_b="b", id=9)
-    rubric = _user_rubric("{{ response_a }}")
+    rubric = user_rubric("{{ response_a }}")
     assert render(rubric, big, max_chars=300)
     with pytest.raises(RubricError) as info:
         render(rubric, big, max_chars=299)
@@ -287,7 +277,7 @@ def test_size_cap_names_the_pair_and_sizes() -> None:
 
 def test_strict_undefined_is_one_line() -> None:
     with pytest.raises(RubricError) as info:
-        render(_user_rubric("{{ instruction.nope }}"), PAIR)
+        render(user_rubric("{{ instruction.nope }}"), PAIR)
     message = str(info.value)
     assert message.startswith("user-rubric: message 1 cannot render for pair #5: ")
     assert "nope" in message and "\n" not in message
@@ -295,7 +285,7 @@ def test_strict_undefined_is_one_line() -> None:
 
 def test_unknown_variable_in_a_rubric_built_in_code() -> None:
     with pytest.raises(RubricError, match="unknown template variable 'answer'"):
-        render(_user_rubric("{{ answer }}"), PAIR)
+        render(user_rubric("{{ answer }}"), PAIR)
 
 
 def test_unknown_variable_in_a_file(tmp_path: Path) -> None:
@@ -333,7 +323,7 @@ def test_sandbox_blocks_escapes_in_a_user_rubric(template: str) -> None:
 
 def test_runtime_error_in_a_template_is_one_line() -> None:
     with pytest.raises(RubricError, match=r"cannot render for pair #5: .*by zero"):
-        render(_user_rubric("{{ 1 // 0 }}"), PAIR)
+        render(user_rubric("{{ 1 // 0 }}"), PAIR)
 
 
 # ---- the hot path -------------------------------------------------------------------------------

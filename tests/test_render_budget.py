@@ -25,13 +25,13 @@ from desktop.domain.render import (
 )
 from desktop.domain.rubric import Rubric
 from desktop.services.rubric_catalog import list_rubrics
-from tests.test_render import _user_rubric
+from tests.helpers import user_rubric
 
 PAIR = Pair("question", "answer A\nsecond line", "answer B", reference="ref", source="src")
 
 
 def rubric(template: str) -> Rubric:
-    return _user_rubric(template)
+    return user_rubric(template)
 
 
 def test_nested_loops_with_empty_bodies_stop_at_the_time_limit() -> None:

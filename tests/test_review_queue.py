@@ -91,7 +91,7 @@ def test_a_second_reviewer_sees_the_first_ones_disagreements_first(tmp_path: Pat
 
 
 def test_queue_command(tmp_path: Path) -> None:
-    from tests.test_cli import tiebreak
+    from tests.helpers import tiebreak
 
     proc = tiebreak("queue", build(tmp_path), "--limit", "3")
     assert proc.returncode == 0, proc.stderr

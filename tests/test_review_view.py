@@ -11,7 +11,8 @@ from desktop.adapters.store import open_project
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.verdicts import Verdict
 from desktop.services.importing import import_file
-from desktop.services.review import counts, list_rows, pair_verdicts
+from desktop.services.pair_list import counts, list_rows
+from desktop.services.pair_verdicts import pair_verdicts
 from tests.helpers import new_project, write_jsonl
 from tests.stats_helpers import add_rubric, judge, review
 

@@ -13,13 +13,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from desktop import resources
 from desktop.adapters.rubric_files import dump_rubric, load_rubric, rubric_from_text, save_rubric
 from desktop.adapters.store import open_project
 from desktop.domain.errors import RubricError
 from desktop.domain.rubric import AnswerFormat, AnswerKind, Decoding, Message, Rubric
 from desktop.domain.template_import import escape_literal
 from desktop.resources import prompts_dir
-from desktop.services import rubric_catalog, rubric_index
+from desktop.services import project_rubrics, rubric_catalog
 from tests.helpers import new_project
 
 BUILTINS = {
@@ -307,9 +308,9 @@ def test_text_from_a_project_names_its_origin() -> None:
 
 def test_catalog_lists_builtins_in_order() -> None:
     names = [r.name for r in rubric_catalog.list_rubrics()]
-    assert names == list(rubric_index.BUILTIN_ORDER)
+    assert names == list(resources.BUILTIN_RUBRICS)
     assert rubric_catalog.get("just-eval").dimensions[0] == "engagement"
-    assert rubric_catalog.get_rubric("href-four").name == "href-four"
+    assert rubric_catalog.get("href-four").name == "href-four"
 
 
 def test_catalog_unknown_name_lists_known() -> None:
@@ -324,7 +325,7 @@ def test_catalog_with_a_user_folder(tmp_path: Path) -> None:
         _edit('name = "mine"', 'name = "href-four"'), encoding="utf-8"
     )
     catalog = rubric_catalog.scan(tmp_path)
-    assert catalog.names == [*rubric_index.BUILTIN_ORDER, "mine"]
+    assert catalog.names == [*resources.BUILTIN_RUBRICS, "mine"]
     assert catalog.origins["href-four"].parent == prompts_dir()  # a built-in keeps its name
     assert len(catalog.problems) == 2
     assert any("already used by" in p for p in catalog.problems)
@@ -355,7 +356,7 @@ def test_the_index_agrees_with_loading_every_shipped_rubric(tmp_path: Path) -> N
     project = new_project(tmp_path)
     with open_project(project) as store:
         loaded = rubric_catalog.list_rubrics()
-        assert [r.name for r in loaded] == [p.stem for p in rubric_index.builtin_files()]
-        assert rubric_index.rubric_choices(store) == [r.name for r in loaded]
+        assert [r.name for r in loaded] == [p.stem for p in resources.builtin_rubric_files()]
+        assert project_rubrics.rubric_choices(store) == [r.name for r in loaded]
         for rubric in loaded:
-            assert rubric_index.dimensions_for(store, rubric.name) == rubric.dimensions
+            assert project_rubrics.dimensions_for(store, rubric.name) == rubric.dimensions

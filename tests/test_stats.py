@@ -17,9 +17,8 @@ from desktop.domain.verdicts import Verdict
 from desktop.services.compare import compare
 from desktop.services.importing import import_file
 from desktop.services.stats import compute_stats, rubric_stats
-from tests.helpers import new_project, write_jsonl
+from tests.helpers import new_project, tiebreak, write_jsonl
 from tests.stats_helpers import add_rubric, judge, review
-from tests.test_cli import tiebreak
 
 DIMS = ("precision", "overall")
 

@@ -165,6 +165,13 @@ def completion_from_response(
         raise _Garbage(f"the answer is not shaped like a completion ({_short(exc)})") from None
 
 
+def completion_from_body(api_mode: str, body: dict[str, Any]) -> Completion:
+    """A completion from a response body as JSON (a batch output file's line);
+    ``ValueError`` (pydantic's, for a wrong shape) when it is not one."""
+    kind = ChatCompletion if api_mode == "chat" else TextCompletion
+    return completion_from_response(api_mode, kind.model_validate(body))
+
+
 def _completion(
     api_mode: str, response: Any, latency_ms: float | None, attempts: int
 ) -> Completion:

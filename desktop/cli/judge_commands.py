@@ -1,26 +1,110 @@
-"""`tiebreak judge`, `key`, `profile`, `reparse` and `batch`: the judge engine's commands."""
+"""`tiebreak judge`, `key`, `profile`, `reparse` and `batch`: the judge engine's commands.
+
+Building the parser loads this module for every command, so the judge engine (openai
+among it) is imported inside the commands that use it."""
 
 from __future__ import annotations
 
 import argparse
-import getpass
-import signal
 import sys
-import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from desktop.adapters.keys import clear_key, key_source, set_key
-from desktop.adapters.profiles_file import get_profile, load_profiles, save_profile
-from desktop.adapters.store import open_project
-from desktop.cli.main import print_json
+from desktop.cli.arg_types import positive_float, positive_int
+from desktop.domain.chat_formats import CHAT_FORMATS
 from desktop.domain.errors import TiebreakError
-from desktop.domain.profiles import ModelProfile
-from desktop.domain.requests import asks_logprobs
-from desktop.services.connection import ad_hoc_profile, endpoint_for, test_and_remember
-from desktop.services.judging import JobOptions, JobProgress, JudgeJob
-from desktop.services.project_rubrics import find_rubric
+from desktop.domain.profiles import API_MODES, STRUCTURED_MODES, ModelProfile
+
+if TYPE_CHECKING:
+    from desktop.services.judging import JobOptions, JobProgress
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("judge", help="ask the judge for verdicts on the pairs")
+    p.add_argument("project")
+    p.add_argument("--rubric", required=True)
+    p.add_argument("--profile", default="local", help="model profile (default: local)")
+    p.add_argument("--base-url", help="an OpenAI-compatible server, instead of a profile")
+    p.add_argument("--model", help="the model name, with --base-url")
+    p.add_argument("--api-mode", choices=API_MODES)
+    p.add_argument("--concurrency", type=positive_int)
+    p.add_argument("--swap", action="store_true", help="judge both orders; flag disagreement")
+    p.add_argument("--redo", action="store_true", help="ask again even where answered")
+    p.add_argument("--limit", type=positive_int, help="judge at most N pairs not yet judged")
+    p.add_argument("--where", help="an SQL condition on pair columns, e.g. \"category = 'math'\"")
+    p.add_argument("--no-fewshot", action="store_true", help="leave out the rubric's examples")
+    p.set_defaults(func=cmd_judge)
+
+    p = sub.add_parser("key", help="store or remove a profile's API key in the OS keyring")
+    p.set_defaults(func=cmd_key)
+    ksub = p.add_subparsers(dest="key_command", metavar="ACTION", required=True)
+    k = ksub.add_parser("set", help="read the key from the prompt (or stdin) and store it")
+    k.add_argument("profile")
+    k.add_argument("--stdin", action="store_true")
+    k = ksub.add_parser("clear")
+    k.add_argument("profile")
+
+    p = sub.add_parser("profile", help="model profiles")
+    p.set_defaults(func=cmd_profile)
+    psub = p.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
+    q = psub.add_parser("list")
+    q.add_argument("--json", action="store_true")
+    q = psub.add_parser("add")
+    q.add_argument("name")
+    q.add_argument("--base-url", required=True)
+    q.add_argument("--model", required=True)
+    q.add_argument("--api-mode", default="chat", choices=API_MODES)
+    q.add_argument("--chat-format", default="chatml", choices=list(CHAT_FORMATS))
+    q.add_argument("--structured", default="auto", choices=STRUCTURED_MODES)
+    q.add_argument("--concurrency", type=positive_int, default=8)
+    q.add_argument("--timeout", type=positive_float, default=120.0)
+    q.add_argument("--no-logprobs", action="store_true")
+    q.add_argument("--key-env", default="OPENAI_API_KEY")
+    q.add_argument("--no-key", action="store_true", help="the server needs no key")
+    q = psub.add_parser("test", help="test the connection and record what the server supports")
+    q.add_argument("name")
+
+    p = sub.add_parser("reparse", help="parse stored answers again, without calling the model")
+    p.add_argument("project")
+    p.add_argument("--rubric", required=True)
+    p.add_argument("--all", action="store_true", help="every answer, not only parse failures")
+    p.set_defaults(func=cmd_reparse)
+
+    p = sub.add_parser("batch", help="judge through OpenAI's Batch API or vLLM's batch runner")
+    p.set_defaults(func=cmd_batch)
+    bsub = p.add_subparsers(dest="batch_command", metavar="ACTION", required=True)
+    for action in ("export", "submit"):
+        b = bsub.add_parser(
+            action,
+            help={
+                "export": "write the pending requests as an OpenAI Batch input file",
+                "submit": "upload to the profile's server, wait for the batch, store the results",
+            }[action],
+        )
+        b.add_argument("project")
+        b.add_argument("--rubric", required=True)
+        if action == "export":
+            b.add_argument("out")
+        else:
+            b.add_argument(
+                "--poll", type=positive_float, default=30.0, help="seconds between checks"
+            )
+        b.add_argument("--profile", default="local")
+        b.add_argument("--base-url")
+        b.add_argument("--model")
+        b.add_argument("--swap", action="store_true")
+        b.add_argument("--redo", action="store_true")
+        b.add_argument("--limit", type=positive_int, help="at most N pairs not yet judged")
+        b.add_argument("--where")
+    b = bsub.add_parser("import", help="store a batch output file as results")
+    b.add_argument("project")
+    b.add_argument("results")
 
 
 def _profile(args: argparse.Namespace) -> ModelProfile:
+    from desktop.adapters.profiles_file import get_profile
+    from desktop.services.endpoints import ad_hoc_profile
+
     if args.base_url or args.model:
         if not (args.base_url and args.model):
             raise TiebreakError("--base-url and --model go together")
@@ -28,33 +112,29 @@ def _profile(args: argparse.Namespace) -> ModelProfile:
     return get_profile(args.profile)
 
 
+def _options(args: argparse.Namespace, **more: object) -> JobOptions:
+    """The options every command that plans a job takes."""
+    from desktop.services.judging import JobOptions
+
+    return JobOptions(swap=args.swap, redo=args.redo, limit=args.limit, where=args.where, **more)
+
+
 def cmd_judge(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    from desktop.adapters.store import open_project
+    from desktop.services.judging.setup import judge_job
+
     profile = _profile(args)
     if args.api_mode:
         profile = profile.with_changes(api_mode=args.api_mode)
-    options = JobOptions(
-        swap=args.swap,
-        redo=args.redo,
-        limit=args.limit,
-        where=args.where,
-        concurrency=args.concurrency,
-        fewshot=not args.no_fewshot,
-    )
+    options = _options(args, concurrency=args.concurrency, fewshot=not args.no_fewshot)
     cancel = threading.Event()
     previous = signal.getsignal(signal.SIGINT)  # until the job runs, Ctrl+C interrupts
     try:
         with open_project(args.project) as store:
-            rubric = find_rubric(store, args.rubric)
-            endpoint = endpoint_for(profile, logprobs=asks_logprobs(profile, rubric))
-            job = JudgeJob(
-                store,
-                rubric,
-                profile,
-                base_url=endpoint.base_url,
-                api_key=endpoint.api_key,
-                options=options,
-                server=endpoint.server,
-            )
+            job = judge_job(store, args.rubric, profile, options)
             # While the job runs, Ctrl+C cancels it: every phase (a prompt rendering, a
             # request waiting on a hung server) looks at this event and ends within a
             # fraction of a second, keeping every answer already stored.
@@ -96,6 +176,11 @@ def _progress_printer():
 
 
 def cmd_key(args: argparse.Namespace) -> int:
+    import getpass
+
+    from desktop.adapters.keys import clear_key, set_key
+    from desktop.adapters.profiles_file import get_profile
+
     profile = get_profile(args.profile)
     if args.key_command == "clear":
         had = clear_key(profile.name)
@@ -112,6 +197,10 @@ def cmd_key(args: argparse.Namespace) -> int:
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
+    from desktop.adapters.keys import key_source
+    from desktop.adapters.profiles_file import get_profile, load_profiles, save_profile
+    from desktop.cli.terminal import print_json
+
     if args.profile_command == "list":
         profiles = load_profiles()
         if args.json:
@@ -140,6 +229,8 @@ def cmd_profile(args: argparse.Namespace) -> int:
         save_profile(profile)
         print(f"saved profile {profile.name}")
         return 0
+    from desktop.services.connection import test_and_remember
+
     profile = get_profile(args.name)
     report = test_and_remember(profile)
     print(report.summary(profile.name))
@@ -147,7 +238,9 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
 
 def cmd_reparse(args: argparse.Namespace) -> int:
+    from desktop.adapters.store import open_project
     from desktop.services.judging.reparse import reparse
+    from desktop.services.project_rubrics import find_rubric
 
     with open_project(args.project) as store:
         report = reparse(store, find_rubric(store, args.rubric), everything=args.all)
@@ -159,9 +252,9 @@ def cmd_reparse(args: argparse.Namespace) -> int:
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
+    from desktop.adapters.store import open_project
     from desktop.services.judging.batch import export_batch, import_batch
+    from desktop.services.judging.setup import file_job, judge_job
 
     if args.batch_command == "import":
         with open_project(args.project) as store:
@@ -171,33 +264,20 @@ def cmd_batch(args: argparse.Namespace) -> int:
             f" {report.parse_failures:,} parse failures, {report.errors:,} errors"
         )
         return 0
+    profile = _profile(args)
     if args.batch_command == "export":
-        profile = _profile(args)
-        options = JobOptions(swap=args.swap, redo=args.redo, limit=args.limit, where=args.where)
         with open_project(args.project) as store:
-            rubric = find_rubric(store, args.rubric)
-            job = JudgeJob(store, rubric, profile, base_url="", api_key=None, options=options)
-            report = export_batch(job, Path(args.out))
+            job = file_job(store, args.rubric, profile, _options(args))
+            exported = export_batch(job, Path(args.out))
         print(
-            f"{args.out}: {report.requests:,} requests for {report.endpoint}"
-            f" ({report.skipped:,} already judged)"
+            f"{args.out}: {exported.requests:,} requests for {exported.endpoint}"
+            f" ({exported.skipped:,} already judged)"
         )
         return 0
     from desktop.services.judging.batch_submit import submit_batch
 
-    profile = _profile(args)
-    options = JobOptions(swap=args.swap, redo=args.redo, limit=args.limit, where=args.where)
     with open_project(args.project) as store:
-        rubric = find_rubric(store, args.rubric)
-        endpoint = endpoint_for(profile)
-        job = JudgeJob(
-            store,
-            rubric,
-            profile,
-            base_url=endpoint.base_url,
-            api_key=endpoint.api_key,
-            options=options,
-        )
+        job = judge_job(store, args.rubric, profile, _options(args))
         report = submit_batch(job, poll_seconds=args.poll, log=lambda m: sys.stderr.write(m + "\n"))
     print(
         f"{report.stored:,} results stored: {report.ok:,} ok,"

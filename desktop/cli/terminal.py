@@ -34,6 +34,16 @@ def json_text(value: object) -> str:
     return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+def print_json(value: object) -> None:
+    """A command's ``--json`` output on stdout."""
+    sys.stdout.write(json_text(value) + "\n")
+
+
+def print_error(message: str) -> None:
+    """The one line on stderr that a failed command ends with."""
+    sys.stderr.write(f"tiebreak: error: {shown(message)}\n")
+
+
 class _Guarded:
     """A text stream whose writes are escaped; ``raw`` is the stream itself, for the few
     controls we write on purpose (the progress line's carriage return)."""

@@ -1,13 +1,29 @@
-"""`tiebreak` with no command (or `tiebreak open PROJECT`): the review window.
+"""`tiebreak` with no command (or `tiebreak open PROJECT`): the review window; and
+`tiebreak install-desktop`, which puts it in the desktop's menus.
 
 Kept apart from the other commands so starting the window loads nothing it does not use.
 """
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from desktop.domain.errors import TiebreakError
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("open", help="open a project in the review window")
+    p.add_argument("project", type=Path)
+    p.set_defaults(func=lambda args: open_window(args.project))
+
+    p = sub.add_parser(
+        "install-desktop",
+        help="add Tiebreak to the desktop's menus and open .tiebreak files with it"
+        " (this user, under $XDG_DATA_HOME)",
+    )
+    p.add_argument("--uninstall", action="store_true", help="remove what install-desktop added")
+    p.set_defaults(func=cmd_install_desktop)
 
 
 def open_window(project: Path | None = None) -> int:
@@ -22,3 +38,21 @@ def open_window(project: Path | None = None) -> int:
     from desktop.ui.app import run
 
     return run(start)
+
+
+def cmd_install_desktop(args: argparse.Namespace) -> int:
+    from desktop.adapters import desktop_entry
+
+    if args.uninstall:
+        report = desktop_entry.uninstall()
+        for path in report.removed:
+            print(f"removed {path}")
+    else:
+        report = desktop_entry.install()
+        for path in report.written:
+            print(f"wrote {path}")
+    for tool in report.ran:
+        print(f"ran {tool}")
+    for tool in report.missing:
+        print(f"{tool} is not installed here: the desktop sees the change at its next start")
+    return 0

@@ -125,36 +125,33 @@ def _split_llama3(text: str) -> list[Message]:
         raise RubricError(
             "Llama-3 markup: <|start_header_id|> without a role and <|end_header_id|>"
         )
-    _only_space(body[: headers[0].start()], "Llama-3", "before the first message")
-    messages = []
-    for i, header in enumerate(headers):
-        stop = headers[i + 1].start() if i + 1 < len(headers) else len(body)
-        chunk = body[header.end() : stop]
-        content, closed, rest = chunk.partition(_LLAMA3_END)
-        if not closed and i == len(headers) - 1 and header[1] == "assistant" and not content:
-            break  # the answer cue
-        if not closed and i + 1 < len(headers):
-            raise RubricError(f"Llama-3 markup: {header[1]} message has no <|eot_id|>")
-        _only_space(rest, "Llama-3", f"after the {header[1]} message")
-        messages.append(Message(header[1], content))
-    return messages
+    return _split_marked(body, headers, _LLAMA3_END, "Llama-3", open_last=True)
 
 
 def _split_chatml(text: str) -> list[Message]:
     starts = list(_CHATML_START.finditer(text))
     if not starts:
         raise RubricError("ChatML markup: <|im_start|> is not followed by a role and newline")
-    _only_space(text[: starts[0].start()], "ChatML", "before the first message")
+    return _split_marked(text, starts, _CHATML_END, "ChatML", open_last=False)
+
+
+def _split_marked(
+    text: str, starts: list[re.Match[str]], end: str, markup: str, *, open_last: bool
+) -> list[Message]:
+    """Messages between each start (its group 1 the role) and ``end``; the last message
+    may lack its ``end`` where ``open_last``, and an empty last assistant message with no
+    end is the cue to answer."""
+    _only_space(text[: starts[0].start()], markup, "before the first message")
     messages = []
     for i, start in enumerate(starts):
-        stop = starts[i + 1].start() if i + 1 < len(starts) else len(text)
-        chunk = text[start.end() : stop]
-        content, closed, rest = chunk.partition(_CHATML_END)
-        if not closed and i == len(starts) - 1 and start[1] == "assistant" and not content:
+        last = i + 1 == len(starts)
+        stop = len(text) if last else starts[i + 1].start()
+        content, closed, rest = text[start.end() : stop].partition(end)
+        if not closed and last and start[1] == "assistant" and not content:
             break  # the answer cue
-        if not closed:
-            raise RubricError(f"ChatML markup: {start[1]} message has no <|im_end|>")
-        _only_space(rest, "ChatML", f"after the {start[1]} message")
+        if not closed and not (last and open_last):
+            raise RubricError(f"{markup} markup: {start[1]} message has no {end}")
+        _only_space(rest, markup, f"after the {start[1]} message")
         messages.append(Message(start[1], content))
     return messages
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 # Fields a rubric may require beyond instruction and the two responses.
@@ -13,6 +13,9 @@ GENERATOR_FIELDS = ("model_a", "model_b")
 # What makes a pair the pair it is: two generators that wrote the same text for the same
 # instruction still make two pairs, each with its own verdicts.
 IDENTITY_FIELDS = (*TEXT_FIELDS, *GENERATOR_FIELDS)
+#: Every field of a pair but its row id and metadata, in the order a project stores them
+#: and an export writes them: the one list the store, import, merge and export share.
+FIELDS = ("external_id", *IDENTITY_FIELDS, "category")
 
 
 def identity_clash(mine: Mapping[str, str | None], theirs: Mapping[str, str | None]) -> str | None:
@@ -51,16 +54,10 @@ class Pair:
 
     def swapped(self) -> Pair:
         """The same pair with A and B exchanged, for order-swap judging."""
-        return Pair(
-            instruction=self.instruction,
+        return replace(
+            self,
             response_a=self.response_b,
             response_b=self.response_a,
-            reference=self.reference,
-            source=self.source,
-            id=self.id,
-            external_id=self.external_id,
             model_a=self.model_b,
             model_b=self.model_a,
-            category=self.category,
-            metadata=self.metadata,
         )

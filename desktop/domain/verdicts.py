@@ -29,6 +29,8 @@ class Verdict(enum.StrEnum):
 
 
 _TOKENS = {"a": Verdict.A, "b": Verdict.B, "tie": Verdict.TIE}
+#: A verdict as stored ("A", "B", "tie"); ``BY_VALUE.get`` gives None for anything else.
+BY_VALUE: dict[str | None, Verdict] = {v.value: v for v in Verdict}
 
 
 def final_verdict(judge: Verdict | None, human: Verdict | None) -> Verdict | None:

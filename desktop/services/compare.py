@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from desktop.adapters.store.pair_records import iter_pair_records
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import judge_models
-from desktop.adapters.store.verdict_stream import iter_pair_records
 from desktop.domain import agreement as ag
 from desktop.domain.errors import TiebreakError
 from desktop.domain.verdicts import Verdict

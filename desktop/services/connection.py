@@ -1,18 +1,18 @@
-"""From a profile to a live endpoint: start the local server if needed, find the key,
-and test what the server can do."""
+"""Test what a profile's server can do ("Test connection", `tiebreak profile test`) and
+remember it in the profile; reaching the server is ``endpoints``."""
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, replace
 
-from desktop.adapters.keys import get_key
-from desktop.adapters.local_server import MODEL_NAME, LocalServer, local_server
+from desktop.adapters.local_server import MODEL_NAME
 from desktop.adapters.model_client import ModelCallError, ModelClient
 from desktop.adapters.profiles_file import save_profile
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.requests import ModelRequest
+from desktop.services.endpoints import endpoint_for
 from desktop.services.judge_check import JudgeCheck, check_judging
 
 PROBE_SCHEMA = {
@@ -25,35 +25,6 @@ PROBE_SCHEMA = {
 
 # A server that takes the grammar can only answer "A".
 PROBE_GRAMMAR = 'root ::= "A"'
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    base_url: str
-    api_key: str | None
-    server: LocalServer | None = None  # the process behind it, where the app started it
-
-
-def endpoint_for(profile: ModelProfile, *, logprobs: bool = True) -> Endpoint:
-    """Where to send requests for a profile; starts the built-in local server on demand,
-    able to give ``logprobs`` if they will be asked for."""
-    if profile.local:
-        server = local_server()
-        return Endpoint(server.ensure_started(logprobs=logprobs), None, server)
-    if not profile.base_url:
-        raise TiebreakError(f"profile {profile.name}: no base URL")
-    key = get_key(profile)
-    if key is None and profile.needs_key:
-        raise TiebreakError(
-            f"profile {profile.name}: no API key; run 'tiebreak key set {profile.name}'"
-            f" or set {profile.key_env}"
-        )
-    return Endpoint(profile.base_url, key)
-
-
-def ad_hoc_profile(base_url: str, model: str) -> ModelProfile:
-    """A profile for `--base-url URL --model NAME`: the key from OPENAI_API_KEY if set."""
-    return ModelProfile(name="command-line", model=model, base_url=base_url, needs_key=False)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,6 @@ def ensure_demo_project() -> Path:
         stale.unlink(missing_ok=True)
     with open_project(partial, create=True) as store:
         import_file(store, resources_dir() / "demo_pairs.jsonl")
-        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.checkpoint()
     os.replace(partial, path)
     return path

@@ -16,27 +16,16 @@ from typing import Any
 
 from desktop.adapters.formats.atomic import atomic_text_file, check_target
 from desktop.adapters.formats.cells import FormulaGuard
-from desktop.adapters.store.human import CURRENT
+from desktop.adapters.store.export_rows import PAIR_FIELDS, pair_rows, rows_with_verdicts
+from desktop.adapters.store.human_verdicts import dimensions_with_verdicts
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import judge_models
 from desktop.adapters.store.rubrics import latest_rubric, rubric_names
-from desktop.domain.combine import human_consensus, judge_view
+from desktop.domain.dimension_view import human_consensus, judge_view, worst_status
 from desktop.domain.errors import TiebreakError
 from desktop.domain.verdicts import final_verdict
 
 EXPORT_FORMATS = ("csv", "jsonl")
-PAIR_FIELDS = (
-    "id",
-    "external_id",
-    "instruction",
-    "response_a",
-    "response_b",
-    "reference",
-    "source",
-    "model_a",
-    "model_b",
-    "category",
-)
 # Verdict and confidence JSON repeats across rows; parse each distinct text once.
 _loads = functools.lru_cache(maxsize=65536)(json.loads)
 
@@ -59,6 +48,11 @@ class ExportReport:
             return "; formula guard off"
         cells = "1 cell" if self.guarded == 1 else f"{self.guarded:,} cells"
         return f"; {cells} guarded against spreadsheet formulas"
+
+
+def format_for(out: Path) -> str:
+    """The format a file's name asks for: JSON lines for .jsonl and .ndjson, else CSV."""
+    return "jsonl" if out.suffix.lower() in (".jsonl", ".ndjson") else "csv"
 
 
 def require_rubric(store: ProjectStore, rubric: str, names: list[str] | None = None) -> str:
@@ -89,11 +83,7 @@ def dimensions_of(store: ProjectStore, rubric: str) -> tuple[str, ...]:
     stored = latest_rubric(store, rubric)
     if stored is not None:
         return stored.dimensions
-    rows = store.conn.execute(
-        "SELECT DISTINCT dimension FROM human_verdicts WHERE rubric_name = ? ORDER BY dimension",
-        [rubric],
-    ).fetchall()
-    return tuple(r[0] for r in rows)
+    return dimensions_with_verdicts(store, rubric)
 
 
 def export_columns(dimensions: tuple[str, ...]) -> tuple[str, ...]:
@@ -166,35 +156,14 @@ def _rows(
 ) -> Iterator[list[Any]]:
     """One list of cell values per pair, in column order; verdicts as A / B / tie / ''.
     Free-text cells go through ``text`` (the formula guard, for a CSV)."""
-    pair_cols = ", ".join(f"p.{c}" for c in PAIR_FIELDS)
     if rubric is None:
-        for row in store.conn.execute(f"SELECT {pair_cols}, p.metadata FROM pairs p ORDER BY p.id"):
+        for row in pair_rows(store):
             yield [*_blank(row[:-1], text), "", "", "", text(row[-1] or "")]
         return
-    latest = (
-        "SELECT max(id) FROM judge_results WHERE rubric_name = :rubric"
-        " AND judge_model = :model AND pair_id = p.id AND ord = '{}'"
-    )
-    # Every reviewer's latest verdict per dimension, in one probe of the index per pair.
-    human = (
-        "(SELECT group_concat(h.dimension || ':' || coalesce(h.verdict, '-'), '|')"
-        " FROM human_verdicts h WHERE h.pair_id = p.id AND h.rubric_name = :rubric"
-        f" AND {CURRENT})"
-    )
-    sql = (
-        f"SELECT {pair_cols}, p.metadata,"
-        " ab.status, ab.verdicts, ab.confidence, ba.id IS NOT NULL, ba.status, ba.verdicts,"
-        f" ba.confidence, {human}, ab.preference"
-        " FROM pairs p"
-        f" LEFT JOIN judge_results ab ON ab.id = ({latest.format('AB')})"
-        f" LEFT JOIN judge_results ba ON ba.id = ({latest.format('BA')})"
-        " ORDER BY p.id"
-    )
-    params: dict[str, Any] = {"rubric": rubric, "model": judge_model or ""}
     n_pair = len(PAIR_FIELDS)
-    for row in store.conn.execute(sql, params):
+    for row in rows_with_verdicts(store, rubric, judge_model):
         ab_status, ab_v, ab_c, has_ba, ba_status, ba_v, ba_c = row[n_pair + 1 : n_pair + 8]
-        status = _status(ab_status, ba_status if has_ba else None)
+        status = worst_status((ab_status, ba_status if has_ba else None))
         fv = _loads(ab_v) if ab_v else {}
         fc = _loads(ab_c) if ab_c else {}
         bv = _loads(ba_v) if ba_v else {}
@@ -227,15 +196,6 @@ def _rows(
             ]
         out.append(text(row[n_pair] or ""))
         yield out
-
-
-def _status(ab: str | None, ba: str | None) -> str:
-    """The worse of the two orders' statuses: error, then parse-failure, then ok."""
-    states = [s for s in (ab, ba) if s]
-    for worst in ("error", "parse-failure", "ok"):
-        if worst in states:
-            return worst
-    return ""
 
 
 def _blank(values: tuple[Any, ...], text: Callable[[str], str]) -> list[Any]:

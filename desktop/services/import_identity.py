@@ -9,12 +9,11 @@ by reading its file once more, on the error path only, so no memory is held per 
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
-from desktop.adapters.store.pairs import identities_for_keys, identity_of
+from desktop.adapters.store.pairs import identities_for_keys, identity_of, last_id
+from desktop.adapters.store.project import ProjectStore
 from desktop.domain.errors import ImportDataError
 from desktop.domain.pairs import identity_clash
 
@@ -23,10 +22,9 @@ FindEarlier = Callable[[str], str | None]
 
 
 class IdCheck:
-    def __init__(self, conn: sqlite3.Connection, project: Path, find_earlier: FindEarlier) -> None:
-        self.conn, self.project, self.find_earlier = conn, project, find_earlier
-        row = conn.execute("SELECT coalesce(max(id), 0) FROM pairs").fetchone()
-        self.first_new_id = row[0] + 1  # pairs from here on were added by this import
+    def __init__(self, store: ProjectStore, find_earlier: FindEarlier) -> None:
+        self.conn, self.project, self.find_earlier = store.conn, store.path, find_earlier
+        self.first_new_id = last_id(store) + 1  # pairs from here on were added by this import
 
     def check(self, batch: Sequence[tuple[str, tuple[Any, ...]]]) -> None:
         """``batch``: (where, prepared pairs row) in file order."""

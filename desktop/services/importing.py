@@ -24,9 +24,10 @@ from desktop.adapters.formats.readers import (
     in_batches,
     read_records,
 )
-from desktop.adapters.store.pairs import content_key, ids_for_keys, insert_rows
+from desktop.adapters.store.human_verdicts import insert_verdict, latest_row
+from desktop.adapters.store.pairs import ids_for_keys, insert_rows, new_row
 from desktop.adapters.store.project import ProjectStore
-from desktop.adapters.store.results import insert_results, result_row
+from desktop.adapters.store.results import imported_answers, insert_results, result_row
 from desktop.adapters.store.rubrics import now, record_rubric
 from desktop.domain.annotations import (
     BadAnnotation,
@@ -37,7 +38,6 @@ from desktop.domain.annotations import (
 )
 from desktop.domain.columns import REQUIRED
 from desktop.domain.errors import ImportDataError
-from desktop.domain.pairs import IDENTITY_FIELDS
 from desktop.domain.results import JudgeResult, Order, Status
 from desktop.services.import_identity import IdCheck
 from desktop.services.import_sources import Source, Sources, unstorable_text
@@ -160,7 +160,7 @@ class _Job:
         self.human_added = self.human_present = 0
         self.kinds: list[str] = []
         self.done: list[Source] = []  # files read so far, to find an earlier record again
-        self.ids = IdCheck(store.conn, store.path, self._find_earlier)
+        self.ids = IdCheck(store, self._find_earlier)
         self.rubric_hash = ""
 
     def start_file(self, source: Source, kind: str) -> None:
@@ -251,22 +251,8 @@ class _Job:
                 )
             else:
                 values[field] = str(value)
-        get = values.get
         metadata = {k: v for k, v in fields.items() if k not in self.used}
-        key = content_key(get("external_id"), *(get(f) for f in IDENTITY_FIELDS))
-        return (
-            key,
-            get("external_id"),
-            values["instruction"],
-            values["response_a"],
-            values["response_b"],
-            get("reference"),
-            get("source"),
-            get("model_a"),
-            get("model_b"),
-            get("category"),
-            json.dumps(metadata, ensure_ascii=False) if metadata else None,
-        )
+        return new_row(values, json.dumps(metadata, ensure_ascii=False) if metadata else None)
 
     def _alpaca(self, batch: list[Record], keys: list[str], ids: dict[str, int]) -> None:
         rows = []
@@ -303,15 +289,8 @@ class _Job:
         """The result rows that are new or differ from what the project holds (counted)."""
         held: dict[tuple[int, str], tuple[Any, ...]] = {}
         pair_ids = sorted({row[0] for row in rows})
-        for start in range(0, len(pair_ids), 500):
-            chunk = pair_ids[start : start + 500]
-            for pid, judge, *answer in self.store.conn.execute(
-                "SELECT pair_id, judge_model, raw_completion, verdicts, confidence"
-                " FROM judge_results WHERE rubric_hash = ? AND settings_hash = 'imported'"
-                f" AND ord = 'AB' AND pair_id IN ({','.join('?' * len(chunk))})",
-                [self.rubric_hash, *chunk],
-            ):
-                held[(pid, judge)] = tuple(answer)
+        for pid, judge, *answer in imported_answers(self.store, self.rubric_hash, pair_ids):
+            held[(pid, judge)] = tuple(answer)
         out = []
         for row in rows:
             slot, answer = (row[0], row[3]), row[7:10]
@@ -328,7 +307,7 @@ class _Job:
         return out
 
     def _href(self, batch: list[Record], keys: list[str], ids: dict[str, int]) -> None:
-        conn, stamp = self.store.conn, now()
+        stamp = now()
         for (where, fields), key in zip(batch, keys, strict=True):
             try:
                 items = annotation_items(fields.get("annotations", []))
@@ -341,14 +320,22 @@ class _Job:
             for reviewer, verdict in verdicts:
                 if verdict is None:
                     continue
-                if _latest(conn, ids[key], self.rubric, reviewer) == verdict.value:
+                latest = latest_row(self.store, ids[key], self.rubric, "overall", reviewer)
+                if latest is not None and latest[0] == verdict.value:
                     self.human_present += 1
                     continue
-                conn.execute(
-                    "INSERT INTO human_verdicts(pair_id, rubric_name, dimension, verdict,"
-                    " reviewer, note, mode, created_at) VALUES (?, ?, 'overall', ?, ?, NULL,"
-                    " 'imported', ?)",
-                    [ids[key], self.rubric, verdict.value, reviewer, stamp],
+                insert_verdict(
+                    self.store,
+                    {
+                        "pair_id": ids[key],
+                        "rubric_name": self.rubric,
+                        "dimension": "overall",
+                        "verdict": verdict.value,
+                        "reviewer": reviewer,
+                        "note": None,
+                        "mode": "imported",
+                        "created_at": stamp,
+                    },
                 )
                 self.human_added += 1
 
@@ -363,12 +350,3 @@ def _raw_completion(fields: Mapping[str, Any]) -> str:
     if raw is not None:
         return json.dumps(raw, ensure_ascii=False)
     return json.dumps({"preference": fields.get("preference")})
-
-
-def _latest(conn: Any, pair_id: int, rubric: str, reviewer: str) -> str | None:
-    row = conn.execute(
-        "SELECT verdict FROM human_verdicts WHERE pair_id = ? AND rubric_name = ?"
-        " AND dimension = 'overall' AND reviewer = ? ORDER BY id DESC LIMIT 1",
-        [pair_id, rubric, reviewer],
-    ).fetchone()
-    return row[0] if row else None

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.adapters.store import open_project
+from desktop.adapters.store.results import outcomes
 from desktop.domain.profiles import ModelProfile
 from desktop.resources import resources_dir
 
 if TYPE_CHECKING:
-    from desktop.services.connection import Endpoint
+    from desktop.services.endpoints import Endpoint
 
 CHECK_RUBRIC = "href-overall"
 CHECK_PAIRS = 2
@@ -51,27 +52,18 @@ class JudgeCheck:
 async def check_judging(profile: ModelProfile, endpoint: Endpoint) -> JudgeCheck:
     """Judge the first demo pairs with ``profile``; a failed request is reported, not raised."""
     from desktop.services.importing import import_file
-    from desktop.services.judging import JobOptions, JudgeJob
-    from desktop.services.project_rubrics import find_rubric
+    from desktop.services.judging import JobOptions
+    from desktop.services.judging.setup import judge_job
 
     with (
         tempfile.TemporaryDirectory(prefix="tiebreak-check-") as folder,
         open_project(Path(folder) / "check.tiebreak", create=True) as store,
     ):
         import_file(store, resources_dir() / "demo_pairs.jsonl")
-        job = JudgeJob(
-            store,
-            find_rubric(store, CHECK_RUBRIC),
-            profile,
-            base_url=endpoint.base_url,
-            api_key=endpoint.api_key,
-            options=JobOptions(pair_ids=list(range(1, CHECK_PAIRS + 1))),
-            server=endpoint.server,
-        )
+        options = JobOptions(pair_ids=list(range(1, CHECK_PAIRS + 1)))
+        job = judge_job(store, CHECK_RUBRIC, profile, options, endpoint=endpoint)
         summary = await job.run_async()
-        rows = store.conn.execute(
-            "SELECT status, latency_ms, error FROM judge_results ORDER BY pair_id"
-        ).fetchall()
+        rows = outcomes(store)
     statuses = tuple(r[0] for r in rows)
     seconds = tuple(r[1] / 1000 for r in rows if r[0] != "error" and r[1] is not None)
     problem = summary.stopped or next((r[2] for r in rows if r[0] == "error"), None)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from desktop.adapters.store.pair_records import iter_pair_records
 from desktop.adapters.store.project import ProjectStore
-from desktop.adapters.store.verdict_stream import iter_pair_records
 from desktop.domain.head_to_head import HeadToHead, HeadToHeadCounter
 from desktop.services.exporting import dimensions_of
 from desktop.services.stats import pick_judge

@@ -6,7 +6,7 @@ import functools
 import getpass
 import os
 
-from desktop.adapters.store import human
+from desktop.adapters.store import human_verdicts
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.errors import TiebreakError
 from desktop.domain.pairs import Pair
@@ -51,7 +51,7 @@ def override(
             f"rubric {rubric} has no dimension {dimension!r} (it has {', '.join(dimensions)})"
         )
     assert pair.id is not None
-    human.add_verdict(
+    human_verdicts.add_verdict(
         store,
         pair_id=pair.id,
         rubric_name=rubric,

@@ -17,10 +17,11 @@ fully reviewed and agrees with the judge leaves the queue.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from desktop.adapters.store.pair_records import PairRecord, iter_pair_records
 from desktop.adapters.store.project import ProjectStore
-from desktop.adapters.store.verdict_stream import PairRecord, iter_pair_records
-from desktop.domain.combine import human_consensus
+from desktop.domain.dimension_view import human_consensus
 from desktop.services.exporting import dimensions_of
 from desktop.services.stats import pick_judge
 
@@ -49,24 +50,11 @@ class QueueItem:
 
 
 def review_queue(
-    store: ProjectStore,
-    rubric: str,
-    judge_model: str | None = None,
-    *,
-    reviewer: str | None = None,
-    low_confidence: float = LOW_CONFIDENCE,
-    include_reviewed: bool = False,
+    store: ProjectStore, rubric: str, judge_model: str | None = None, **options: Any
 ) -> list[int]:
-    """Pair ids, the most worth a look first (see the module docstring)."""
-    items = queue_items(
-        store,
-        rubric,
-        judge_model,
-        reviewer=reviewer,
-        low_confidence=low_confidence,
-        include_reviewed=include_reviewed,
-    )
-    return [item.pair_id for item in items]
+    """Pair ids, the most worth a look first (see the module docstring); ``options`` as
+    ``queue_items`` takes them."""
+    return [item.pair_id for item in queue_items(store, rubric, judge_model, **options)]
 
 
 def queue_items(

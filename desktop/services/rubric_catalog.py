@@ -1,4 +1,5 @@
-"""Which rubrics exist: the built-ins in ``prompts/`` and a user's own folder of files.
+"""Which rubric files exist, loaded and checked: the built-ins in ``prompts/`` and a user's
+own folder of files. Looking a rubric up for a project is ``project_rubrics``.
 
 Built-ins come first and keep their names: a user file cannot silently replace the
 published prompt that results are compared against. One broken user file is reported,
@@ -13,7 +14,7 @@ from pathlib import Path
 from desktop.adapters.rubric_files import load_rubric
 from desktop.domain.errors import RubricError
 from desktop.domain.rubric import Rubric
-from desktop.services.rubric_index import builtin_files
+from desktop.resources import builtin_rubric_files
 
 _cache: dict[Path, tuple[tuple[int, int], Rubric]] = {}
 
@@ -33,7 +34,7 @@ class Catalog:
 def scan(user_dir: Path | None = None) -> Catalog:
     """Every rubric file, built-in then user, with the ones that failed to load."""
     catalog = Catalog()
-    builtin = builtin_files()
+    builtin = builtin_rubric_files()
     user = sorted(user_dir.glob("*.toml")) if user_dir is not None and user_dir.is_dir() else []
     for path in [*builtin, *user]:
         try:
@@ -68,9 +69,6 @@ def get(name: str, user_dir: Path | None = None) -> Rubric:
     if name in catalog.failed:
         raise RubricError(catalog.failed[name])
     raise RubricError(f"unknown rubric {name!r} (known: {', '.join(catalog.names)})")
-
-
-get_rubric = get
 
 
 def _load(path: Path, *, shipped: bool) -> Rubric:

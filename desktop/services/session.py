@@ -12,16 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from desktop.adapters.profiles_file import get_profile, load_profiles
-from desktop.adapters.store import human, open_project
+from desktop.adapters.store import human_verdicts, open_project
 from desktop.adapters.store.pairs import get_pair
 from desktop.adapters.store.rubrics import rubric_names
 from desktop.domain.errors import TiebreakError
 from desktop.domain.pairs import Pair
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.verdicts import Verdict
-from desktop.services import judges, review, rubric_index
+from desktop.services import judges, pair_list, pair_verdicts
 from desktop.services.app_settings import AppSettings
 from desktop.services.overrides import default_reviewer, override
+from desktop.services.project_rubrics import dimensions_for, rubric_choices
 
 Work = Callable[[Callable[[Any], None], threading.Event], Any]
 DEFAULT_RUBRIC = "just-eval"  # constrained JSON: every verdict parses, even from the local model
@@ -40,7 +41,7 @@ class ReviewSession:
         )
         saved = self.store.get_setting("rubric")
         self.rubric_name = saved if saved in self.rubric_choices() else self._default_rubric()
-        self.dimensions = rubric_index.dimensions_for(self.store, self.rubric_name)
+        self.dimensions = dimensions_for(self.store, self.rubric_name)
         self.shown_judge = self._latest_judge()
 
     @classmethod
@@ -56,7 +57,7 @@ class ReviewSession:
 
     # ---- choices ----------------------------------------------------------------------
     def rubric_choices(self) -> list[str]:
-        return rubric_index.rubric_choices(self.store)
+        return rubric_choices(self.store)
 
     def _default_rubric(self) -> str:
         used = rubric_names(self.store)
@@ -66,7 +67,7 @@ class ReviewSession:
         return list(load_profiles())
 
     def choose_rubric(self, name: str) -> None:
-        self.dimensions = rubric_index.dimensions_for(self.store, name)
+        self.dimensions = dimensions_for(self.store, name)
         self.rubric_name = name
         self.store.set_setting("rubric", name)
         self.shown_judge = self._latest_judge()
@@ -103,8 +104,8 @@ class ReviewSession:
         after_id: int = 0,
         limit: int,
         ids: Collection[int] = (),
-    ) -> list[review.ListRow]:
-        return review.list_rows(
+    ) -> list[pair_list.ListRow]:
+        return pair_list.list_rows(
             self.store,
             self.rubric_name,
             self.judge_model,
@@ -116,13 +117,13 @@ class ReviewSession:
             ids=ids,
         )
 
-    def list_row(self, pair_id: int) -> review.ListRow:
+    def list_row(self, pair_id: int) -> pair_list.ListRow:
         return self.list_rows_for([pair_id])[0]
 
-    def list_rows_for(self, pair_ids: Collection[int]) -> list[review.ListRow]:
+    def list_rows_for(self, pair_ids: Collection[int]) -> list[pair_list.ListRow]:
         """The list rows of these pairs, in id order, in one query per 500."""
         ordered = sorted(pair_ids)
-        rows: list[review.ListRow] = []
+        rows: list[pair_list.ListRow] = []
         for start in range(0, len(ordered), 500):
             chunk = ordered[start : start + 500]
             rows += self.rows(limit=len(chunk), ids=chunk)
@@ -132,10 +133,10 @@ class ReviewSession:
         self.current = get_pair(self.store, pair_id)
         return self.current
 
-    def verdict_views(self) -> review.PairVerdicts | None:
+    def verdict_views(self) -> pair_verdicts.PairVerdicts | None:
         if self.current is None or self.current.id is None:
             return None
-        return review.pair_verdicts(
+        return pair_verdicts.pair_verdicts(
             self.store,
             self.current.id,
             self.rubric_name,
@@ -144,7 +145,7 @@ class ReviewSession:
             self.reviewer(),
         )
 
-    def judge_summary(self, views: review.PairVerdicts | None) -> str:
+    def judge_summary(self, views: pair_verdicts.PairVerdicts | None) -> str:
         if views is None or not views.judge:
             return (
                 f"judge: {self.judge_model} — not judged yet"
@@ -161,14 +162,14 @@ class ReviewSession:
         return f"judge: {self.judge_model} — " + "; ".join(parts)
 
     def counts(self) -> tuple[int, int, int]:
-        return review.counts(self.store, self.rubric_name, self.judge_model)
+        return pair_list.counts(self.store, self.rubric_name, self.judge_model)
 
     def my_verdict(self, dimension: str) -> Verdict | None:
         """This reviewer's current verdict: another reviewer's is never taken for it."""
         if self.current is None or self.current.id is None:
             return None
         me = self.reviewer()
-        current = human.current_verdicts(self.store, self.current.id, self.rubric_name)
+        current = human_verdicts.current_verdicts(self.store, self.current.id, self.rubric_name)
         return next(
             (h.verdict for h in current if h.reviewer == me and h.dimension == dimension), None
         )
@@ -233,23 +234,12 @@ class ReviewSession:
         path, rubric_name, profile = self.path, self.rubric_name, self.profile
 
         def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
-            from desktop.domain.requests import asks_logprobs
-            from desktop.services.connection import endpoint_for
-            from desktop.services.judging import JobOptions, JudgeJob
-            from desktop.services.project_rubrics import find_rubric
+            from desktop.services.judging import JobOptions
+            from desktop.services.judging.setup import judge_job
 
             with open_project(path) as store:
-                rubric = find_rubric(store, rubric_name)
-                endpoint = endpoint_for(profile, logprobs=asks_logprobs(profile, rubric))
-                job = JudgeJob(
-                    store,
-                    rubric,
-                    profile,
-                    base_url=endpoint.base_url,
-                    api_key=endpoint.api_key,
-                    options=JobOptions(swap=swap, pair_ids=pair_ids),
-                    server=endpoint.server,
-                )
+                options = JobOptions(swap=swap, pair_ids=pair_ids)
+                job = judge_job(store, rubric_name, profile, options)
                 return job.run(progress=lambda state: progress(_copy(state)), cancel=cancel)
 
         return work
@@ -283,7 +273,7 @@ class ReviewSession:
         """(pairs, judged, reviewed), counted off the GUI thread: a 100,000-pair project
         takes tens of milliseconds."""
         rubric, model = self.rubric_name, self.judge_model
-        return self._read_work(lambda store: review.counts(store, rubric, model))
+        return self._read_work(lambda store: pair_list.counts(store, rubric, model))
 
     def check_work(self) -> Work:
         """The check for damage that a first write would otherwise make on the GUI thread
@@ -314,11 +304,11 @@ class ReviewSession:
     def export_work(self, out: Path) -> Work:
         """Export what the window shows: this rubric, and the verdicts of the judge shown."""
         path, rubric, judge = self.path, self.rubric_name, self.shown_judge
-        fmt = "jsonl" if out.suffix.lower() == ".jsonl" else "csv"
 
         def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
-            from desktop.services.exporting import export_project
+            from desktop.services.exporting import export_project, format_for
 
+            fmt = format_for(out)
             with open_project(path, readonly=True) as store:
                 return export_project(
                     store, out, rubric=rubric, fmt=fmt, judge_model=judge, progress=progress

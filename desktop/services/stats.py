@@ -1,5 +1,5 @@
 """Agreement figures of a project, per rubric, dimension and category, in one streaming
-pass over the pairs (see ``verdict_stream``); the arithmetic is ``domain.agreement``.
+pass over the pairs (see ``adapters.store.pair_records``); the arithmetic is ``domain.agreement``.
 
 Which verdicts count: the judge's as the review window shows it (both orders combined
 where judged twice), the human verdict as the export's ``<dim>_human`` column (the
@@ -13,10 +13,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from itertools import combinations
 
+from desktop.adapters.store.pair_records import PairRecord, iter_pair_records
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import judge_models
 from desktop.adapters.store.rubrics import rubric_names
-from desktop.adapters.store.verdict_stream import PairRecord, iter_pair_records
 from desktop.domain import agreement as ag
 from desktop.domain.errors import TiebreakError
 from desktop.domain.head_to_head import HeadToHead, HeadToHeadCounter

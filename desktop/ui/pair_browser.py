@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.services.review import FILTERS, ListRow
+from desktop.services.pair_list import FILTERS, ListRow
 from desktop.ui.context import WindowContext
 from desktop.ui.enter_field import EnterField
 from desktop.ui.pair_list import COLUMN_WIDTHS, PairListModel

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
-from desktop.services.review import ListRow
+from desktop.services.pair_list import ListRow
 
 HEADERS = ("#", "id", "category", "status")
 COLUMN_WIDTHS = (44, 80, 84)  # status, last, takes the rest: the list never scrolls sideways

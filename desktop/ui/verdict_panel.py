@@ -17,9 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.domain.combine import DimensionView
+from desktop.domain.dimension_view import DimensionView
 from desktop.domain.verdicts import Verdict
-from desktop.services.review import PairVerdicts
+from desktop.services.pair_verdicts import PairVerdicts
 from desktop.ui.enter_field import EnterField
 from desktop.ui.plain_text import PlainLabel, plain_tooltip
 

@@ -13,8 +13,8 @@ from desktop.adapters.profiles_file import save_profile
 from desktop.domain.profiles import ModelProfile
 from tests.hostile.conftest import Hostile, fingerprint
 from tests.judging_helpers import MODEL, project
+from tests.key_echo_helpers import echo
 from tests.openai_server import MODELS_PATH, FaultRule, OpenAIServer
-from tests.test_key_echo import echo
 
 IN_USE = "sk-in-use-0c1d2e3f4a5b6c7d"
 OTHER = "sk-other-env-8e9f0a1b2c3d"  # another profile's environment variable

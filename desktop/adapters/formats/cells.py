@@ -31,6 +31,17 @@ def safe_cell(text: str) -> str:
     return "'" + text
 
 
+def unescape(cell: str) -> str:
+    """The text a CSV cell came from: drop the quote ``safe_cell`` put before it.
+
+    Used only for pairs the project lacks. A text that itself began with a quote before a
+    formula character (``'=x``) is written unchanged and comes back as ``=x``: the one
+    case a CSV cannot tell apart. Merging the project file instead is exact."""
+    if cell.startswith("'") and safe_cell(cell[1:]) == cell:
+        return cell[1:]
+    return cell
+
+
 class FormulaGuard:
     """``safe_cell`` that counts the cells it changed, for the export's summary."""
 

@@ -102,7 +102,7 @@ def m002_pair_identity(db: Database) -> None:
     """A pair without an external id is keyed by its texts and its generators, no longer
     by its texts alone (two generators with the same answer are two pairs): bring the keys
     of existing pairs forward, so re-importing a file already imported still adds nothing."""
-    from desktop.adapters.store.pairs import content_key
+    from desktop.adapters.store.pair_keys import content_key
     from desktop.domain.pairs import IDENTITY_FIELDS
 
     conn, last = db.conn, 0

@@ -4,51 +4,19 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from desktop.adapters.store.pair_keys import content_key
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.errors import TiebreakError
-from desktop.domain.pairs import IDENTITY_FIELDS, Pair
+from desktop.domain.pairs import FIELDS, IDENTITY_FIELDS, Pair
 
-PAIR_COLUMNS = (
-    "pair_key",
-    "external_id",
-    "instruction",
-    "response_a",
-    "response_b",
-    "reference",
-    "source",
-    "model_a",
-    "model_b",
-    "category",
-    "metadata",
-)
+PAIR_COLUMNS = ("pair_key", *FIELDS, "metadata")
 _INSERT = (
     f"INSERT INTO pairs ({', '.join(PAIR_COLUMNS)})"
     f" VALUES ({', '.join('?' * len(PAIR_COLUMNS))}) ON CONFLICT(pair_key) DO NOTHING"
 )
-
-
-def pair_key(pair: Pair) -> str:
-    """What makes a pair the same on re-import: its external id, else its content."""
-    return content_key(pair.external_id, *(getattr(pair, f) for f in IDENTITY_FIELDS))
-
-
-def content_key(external_id: str | None, *identity: str | None) -> str:
-    """The ``pair_key`` of a pair: ``id:`` and its external id where it has one, else a
-    hash of its IDENTITY_FIELDS (texts and generators, in that order; absent = empty)."""
-    if external_id:
-        return "id:" + external_id
-    if len(identity) != len(IDENTITY_FIELDS):
-        raise ValueError(f"expected {len(IDENTITY_FIELDS)} identity fields, got {len(identity)}")
-    import hashlib  # loads OpenSSL: only when something is hashed
-
-    digest = hashlib.sha256()
-    for part in identity:
-        digest.update((part or "").encode("utf-8", "surrogatepass"))
-        digest.update(b"\x00")
-    return "sha256:" + digest.hexdigest()
 
 
 def identity_of(row: Sequence[Any]) -> dict[str, Any]:
@@ -57,19 +25,15 @@ def identity_of(row: Sequence[Any]) -> dict[str, Any]:
 
 
 def pair_row(pair: Pair) -> tuple[Any, ...]:
-    return (
-        pair_key(pair),
-        pair.external_id,
-        pair.instruction,
-        pair.response_a,
-        pair.response_b,
-        pair.reference,
-        pair.source,
-        pair.model_a,
-        pair.model_b,
-        pair.category,
-        json.dumps(pair.metadata, ensure_ascii=False) if pair.metadata else None,
-    )
+    metadata = json.dumps(pair.metadata, ensure_ascii=False) if pair.metadata else None
+    return new_row({f: getattr(pair, f) for f in FIELDS}, metadata)
+
+
+def new_row(fields: Mapping[str, str | None], metadata: str | None) -> tuple[Any, ...]:
+    """A prepared pairs row (see PAIR_COLUMNS) of a pair's ``fields`` (one absent is
+    empty) and its metadata as JSON text, keyed as ``pair_keys`` says."""
+    key = content_key(fields.get("external_id"), *(fields.get(f) for f in IDENTITY_FIELDS))
+    return (key, *(fields.get(f) for f in FIELDS), metadata)
 
 
 def insert_rows(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> int:
@@ -106,43 +70,75 @@ def _by_keys(
             yield key, tuple(values)
 
 
+def stored_rows(store: ProjectStore, batch: int) -> Iterator[list[tuple[Any, ...]]]:
+    """Every pair as its row id and prepared row (see PAIR_COLUMNS), in id order, ``batch``
+    rows at a time."""
+    cursor = store.conn.execute(f"SELECT id, {', '.join(PAIR_COLUMNS)} FROM pairs ORDER BY id")
+    while rows := cursor.fetchmany(batch):
+        yield rows
+
+
+def identity_of_id(store: ProjectStore, pair_id: int) -> dict[str, str | None]:
+    """The IDENTITY_FIELDS of the pair with this row id."""
+    row = store.conn.execute(
+        f"SELECT {', '.join(IDENTITY_FIELDS)} FROM pairs WHERE id = ?", [pair_id]
+    ).fetchone()
+    return dict(zip(IDENTITY_FIELDS, row, strict=True))
+
+
+def identities_without_id(store: ProjectStore) -> Iterator[tuple[Any, ...]]:
+    """(row id, IDENTITY_FIELDS...) of every pair that has no external id."""
+    cols = ", ".join(IDENTITY_FIELDS)
+    yield from store.conn.execute(
+        f"SELECT id, {cols} FROM pairs WHERE external_id IS NULL OR external_id = ''"
+    )
+
+
+def last_id(store: ProjectStore) -> int:
+    """The highest row id in use (0 for none): pairs above it are added after now."""
+    return store.conn.execute("SELECT coalesce(max(id), 0) FROM pairs").fetchone()[0]
+
+
+def pair_ids_matching(
+    store: ProjectStore, where: str | None, pair_ids: Sequence[int] | None
+) -> list[int]:
+    """Ids, in order, of the pairs among ``pair_ids`` (all when None) that meet ``where``,
+    a user's SQL condition on the pairs' columns (``tiebreak judge --where``)."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if pair_ids is not None:
+        clauses.append(f"p.id IN ({','.join('?' * len(pair_ids))})")
+        params.extend(pair_ids)
+    if where:
+        clauses.append(f"({where})")
+    condition = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+    sql = f"SELECT p.id FROM pairs p {condition} ORDER BY p.id"
+    try:
+        return [r[0] for r in store.conn.execute(sql, params)]
+    except sqlite3.Error as exc:
+        raise TiebreakError(f"--where {where!r}: {exc}") from None
+
+
+def pair_ids(store: ProjectStore) -> set[int]:
+    """The row id of every pair."""
+    return {r[0] for r in store.conn.execute("SELECT id FROM pairs")}
+
+
 def count_pairs(store: ProjectStore) -> int:
     return store.conn.execute("SELECT count(*) FROM pairs").fetchone()[0]
 
 
 def _from_row(row: sqlite3.Row | tuple[Any, ...]) -> Pair:
-    (
-        pid,
-        external_id,
-        instruction,
-        a,
-        b,
-        reference,
-        source,
-        model_a,
-        model_b,
-        category,
-        metadata,
-    ) = row
+    """A row of ``_SELECT`` as a Pair."""
+    metadata = row[-1]
     return Pair(
-        id=pid,
-        external_id=external_id,
-        instruction=instruction,
-        response_a=a,
-        response_b=b,
-        reference=reference,
-        source=source,
-        model_a=model_a,
-        model_b=model_b,
-        category=category,
+        id=row[0],
+        **dict(zip(FIELDS, row[1:-1], strict=True)),
         metadata=json.loads(metadata) if metadata else {},
     )
 
 
-_SELECT = (
-    "SELECT id, external_id, instruction, response_a, response_b, reference, source,"
-    " model_a, model_b, category, metadata FROM pairs"
-)
+_SELECT = f"SELECT id, {', '.join(FIELDS)}, metadata FROM pairs"
 
 
 def get_pair(store: ProjectStore, pair_id: int) -> Pair | None:

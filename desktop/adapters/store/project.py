@@ -116,6 +116,11 @@ class ProjectStore:
                 [key, value],
             )
 
+    def checkpoint(self) -> None:
+        """Fold the write-ahead log into the file, so the file alone holds everything (as
+        before it is moved into place)."""
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
     def close(self) -> None:
         if self.conn is not None:
             self.conn.close()

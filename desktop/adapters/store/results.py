@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from desktop.adapters.store.project import ProjectStore
@@ -72,6 +73,67 @@ def save_result(store: ProjectStore, result: JudgeResult) -> None:
     """Commit one result now, so a crash a moment later loses nothing acknowledged."""
     with store.transaction():
         insert_results(store.conn, [result_row(result)])
+
+
+def imported_answers(
+    store: ProjectStore, rubric_hash: str, pair_ids: Sequence[int]
+) -> Iterator[tuple[Any, ...]]:
+    """(pair id, judge, raw completion, verdicts, confidence) of what annotators' files
+    gave for these pairs (500 ids a query): an import compares a file's answers with them."""
+    for start in range(0, len(pair_ids), 500):
+        chunk = pair_ids[start : start + 500]
+        yield from store.conn.execute(
+            "SELECT pair_id, judge_model, raw_completion, verdicts, confidence"
+            " FROM judge_results WHERE rubric_hash = ? AND settings_hash = 'imported'"
+            f" AND ord = 'AB' AND pair_id IN ({','.join('?' * len(chunk))})",
+            [rubric_hash, *chunk],
+        )
+
+
+def outcomes(store: ProjectStore) -> list[tuple[str, float | None, str | None]]:
+    """(status, latency in ms, error) of every answer, in pair order: a small check's
+    whole story."""
+    return store.conn.execute(
+        "SELECT status, latency_ms, error FROM judge_results ORDER BY pair_id"
+    ).fetchall()
+
+
+def finished_keys(
+    store: ProjectStore, rubric_hash: str, judge_model: str, settings_hash: str
+) -> set[tuple[int, str]]:
+    """(pair id, order) of every answer of this rubric text, model and settings that is not
+    an error: a job does not ask for these again."""
+    return set(
+        store.conn.execute(
+            "SELECT pair_id, ord FROM judge_results WHERE rubric_hash = ? AND judge_model = ?"
+            " AND settings_hash = ? AND status != 'error'",
+            [rubric_hash, judge_model, settings_hash],
+        )
+    )
+
+
+def answers_to_parse(
+    store: ProjectStore, rubric_name: str, *, everything: bool
+) -> list[tuple[int, str, str, str | None]]:
+    """(result id, order, raw completion, confidence) of a rubric's parse failures, or with
+    ``everything`` of every answer but errors."""
+    condition = "status != 'error'" if everything else "status = 'parse-failure'"
+    return store.conn.execute(
+        f"SELECT id, ord, raw_completion, confidence FROM judge_results"
+        f" WHERE rubric_name = ? AND raw_completion IS NOT NULL AND {condition}",
+        [rubric_name],
+    ).fetchall()
+
+
+def update_parsed(store: ProjectStore, updates: list[tuple[Any, ...]]) -> None:
+    """(status, verdicts, confidence, error, result id) of answers parsed again, committed
+    together."""
+    with store.transaction():
+        store.conn.executemany(
+            "UPDATE judge_results SET status = ?, verdicts = ?, confidence = ?, error = ?"
+            " WHERE id = ?",
+            updates,
+        )
 
 
 # Each judge of a rubric by skipping along the index (one seek per judge, however many

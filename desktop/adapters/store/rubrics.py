@@ -35,6 +35,22 @@ def record_rubric(
     )
 
 
+def copy_new_rubrics(store: ProjectStore, source: ProjectStore) -> None:
+    """Every rubric text of ``source`` under a name ``store`` does not know yet, as it was
+    recorded there; inside the caller's transaction."""
+    have = {r[0] for r in store.conn.execute("SELECT DISTINCT name FROM rubrics")}
+    for row in source.conn.execute(
+        "SELECT hash, name, title, dimensions, kind, text, added_at FROM rubrics ORDER BY rowid"
+    ):
+        if row[1] in have:
+            continue
+        store.conn.execute(
+            "INSERT INTO rubrics(hash, name, title, dimensions, kind, text, added_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING",
+            list(row),
+        )
+
+
 # Each rubric with judge results, and its oldest result, found by skipping along the index
 # (rubric_name, judge_model, id): a few seeks per rubric and judge, where grouping all the
 # results read every one of them (35 ms for 400,000 answers, at every window start).
@@ -86,6 +102,12 @@ def latest_rubric(store: ProjectStore, name: str) -> StoredRubric | None:
     if row is None:
         return None
     return StoredRubric(row[0], row[1], row[2], tuple(json.loads(row[3])), row[4], row[5])
+
+
+def rubric_text(store: ProjectStore, rubric_hash: str) -> str | None:
+    """The exact text recorded under a rubric hash."""
+    row = store.conn.execute("SELECT text FROM rubrics WHERE hash = ?", [rubric_hash]).fetchone()
+    return row[0] if row else None
 
 
 def now() -> str:

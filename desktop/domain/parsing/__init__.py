@@ -57,7 +57,7 @@ from collections.abc import Sequence
 
 from desktop.domain.parsing.free_text import clean, parse_comma_list, parse_single
 from desktop.domain.parsing.json_answers import parse_json
-from desktop.domain.parsing.outcome import ParseOutcome, fail
+from desktop.domain.parsing.parse_outcome import ParseOutcome, fail
 from desktop.domain.parsing.vocabulary import WORDS
 from desktop.domain.rubric import AnswerFormat, AnswerKind
 from desktop.domain.verdicts import Verdict

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from desktop.domain.parsing.outcome import ParseOutcome, fail
+from desktop.domain.parsing.parse_outcome import ParseOutcome, fail
 from desktop.domain.parsing.vocabulary import (
     BARE,
     BARE_WORD,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from desktop.domain.parsing.free_text import by_label, dimension_key
-from desktop.domain.parsing.outcome import ParseOutcome, fail
+from desktop.domain.parsing.parse_outcome import ParseOutcome, fail
 from desktop.domain.parsing.vocabulary import (
     BARE,
     JSON_IN_OBJECT,

@@ -15,21 +15,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import openai.types
-import openai.types.chat
-import pydantic
-
 from desktop.adapters.formats.atomic import atomic_text_file, check_target
 from desktop.adapters.keys import key_masker
-from desktop.adapters.model_client import completion_from_response
+from desktop.adapters.model_client import completion_from_body
 from desktop.adapters.rubric_files import rubric_from_text
+from desktop.adapters.store.pairs import pair_ids
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import insert_results, result_row
+from desktop.adapters.store.rubrics import rubric_text
 from desktop.domain.errors import ImportDataError, TiebreakError
 from desktop.domain.results import JudgeResult, Order, Status
 from desktop.domain.rubric import Rubric
+from desktop.services.judging.interpret import interpret
 from desktop.services.judging.job import JudgeJob
-from desktop.services.judging.outcome import interpret
 from desktop.services.project_rubrics import add_rubric
 
 MANIFEST_PREFIX = "batch:"
@@ -112,7 +110,7 @@ def import_batch(store: ProjectStore, path: Path) -> BatchImport:
         counts[result.status] += 1
         rows.append(result_row(result))
     with store.transaction():
-        known = {r[0] for r in store.conn.execute("SELECT id FROM pairs")}
+        known = pair_ids(store)
         missing = [r[0] for r in rows if r[0] not in known]
         if missing:
             raise ImportDataError(f"{path}: pair #{missing[0]} is not in {store.path}")
@@ -149,14 +147,10 @@ def _manifest(store: ProjectStore, tag: str, where: str) -> tuple[dict[str, Any]
     if raw is None:
         raise ImportDataError(f"{where}: batch {tag} was exported from another project")
     manifest = json.loads(raw)
-    row = store.conn.execute(
-        "SELECT text FROM rubrics WHERE hash = ?", [manifest["rubric_hash"]]
-    ).fetchone()
-    if row is None:
+    text = rubric_text(store, manifest["rubric_hash"])
+    if text is None:
         raise TiebreakError(f"{store.path}: the rubric of batch {tag} is missing")
-    return manifest, rubric_from_text(
-        row[0], origin=f"{store.path} rubric {manifest['rubric_name']}"
-    )
+    return manifest, rubric_from_text(text, origin=f"{store.path} rubric {manifest['rubric_name']}")
 
 
 def _result(
@@ -192,11 +186,8 @@ def _result(
         return JudgeResult(status=Status.ERROR, error=f"batch: {message}", **base)
     api_mode = manifest.get("api_mode", "chat")
     try:
-        model = (
-            openai.types.chat.ChatCompletion if api_mode == "chat" else openai.types.Completion
-        ).model_validate(body)
-        completion = completion_from_response(api_mode, model)
-    except (pydantic.ValidationError, ValueError) as exc:
+        completion = completion_from_body(api_mode, body)
+    except ValueError as exc:  # pydantic's ValidationError is one
         raise ImportDataError(
             f"{where}: response body is not a completion ({str(exc).splitlines()[0]})"
         ) from None

@@ -37,7 +37,7 @@ from desktop.domain.requests import (
 )
 from desktop.domain.results import JudgeResult, Order, Status
 from desktop.domain.rubric import Rubric
-from desktop.services.judging.outcome import interpret
+from desktop.services.judging.interpret import interpret
 from desktop.services.judging.plan import ResultKey, pending_tasks
 from desktop.services.project_rubrics import add_rubric
 

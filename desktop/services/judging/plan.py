@@ -7,12 +7,12 @@ are asked again.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from desktop.adapters.store.pairs import pair_ids_matching
 from desktop.adapters.store.project import ProjectStore
-from desktop.domain.errors import TiebreakError
+from desktop.adapters.store.results import finished_keys
 from desktop.domain.results import Order
 
 
@@ -34,28 +34,10 @@ def pending_tasks(
     pair_ids: Sequence[int] | None = None,
 ) -> tuple[list[tuple[int, Order]], int]:
     """(tasks to run in pair order, how many were skipped as already done)."""
-    clauses, params = [], []
-    if pair_ids is not None:
-        clauses.append(f"p.id IN ({','.join('?' * len(pair_ids))})")
-        params.extend(pair_ids)
-    if where:
-        clauses.append(f"({where})")
-    condition = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-    sql = f"SELECT p.id FROM pairs p {condition} ORDER BY p.id"
-    try:
-        pair_list = [r[0] for r in store.conn.execute(sql, params)]
-    except sqlite3.Error as exc:
-        raise TiebreakError(f"--where {where!r}: {exc}") from None
+    pair_list = pair_ids_matching(store, where, pair_ids)
     done: set[tuple[int, str]] = set()
     if not redo:
-        done = {
-            (pid, order)
-            for pid, order in store.conn.execute(
-                "SELECT pair_id, ord FROM judge_results WHERE rubric_hash = ? AND judge_model = ?"
-                " AND settings_hash = ? AND status != 'error'",
-                [key.rubric_hash, key.judge_model, key.settings_hash],
-            )
-        }
+        done = finished_keys(store, key.rubric_hash, key.judge_model, key.settings_hash)
     # The limit counts pairs that still need asking, so `--limit 50` run twice judges 100.
     tasks: list[tuple[int, Order]] = []
     skipped = chosen = 0

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 from desktop.adapters.model_client import Completion
 from desktop.adapters.store.project import ProjectStore
+from desktop.adapters.store.results import answers_to_parse, update_parsed
 from desktop.domain.results import Order, Status
 from desktop.domain.rubric import Rubric
-from desktop.services.judging.outcome import interpret
+from desktop.services.judging.interpret import interpret
 
 
 @dataclass(frozen=True)
@@ -24,12 +25,7 @@ def reparse(store: ProjectStore, rubric: Rubric, *, everything: bool = False) ->
 
     Confidences from logprobs are kept as stored: only the text is parsed again.
     """
-    condition = "status != 'error'" if everything else "status = 'parse-failure'"
-    rows = store.conn.execute(
-        f"SELECT id, ord, raw_completion, confidence FROM judge_results"
-        f" WHERE rubric_name = ? AND raw_completion IS NOT NULL AND {condition}",
-        [rubric.name],
-    ).fetchall()
+    rows = answers_to_parse(store, rubric.name, everything=everything)
     now_ok = 0
     updates = []
     for result_id, order, raw, confidence in rows:
@@ -45,10 +41,5 @@ def reparse(store: ProjectStore, rubric: Rubric, *, everything: bool = False) ->
                 result_id,
             )
         )
-    with store.transaction():
-        store.conn.executemany(
-            "UPDATE judge_results SET status = ?, verdicts = ?, confidence = ?, error = ?"
-            " WHERE id = ?",
-            updates,
-        )
+    update_parsed(store, updates)
     return ReparseReport(len(rows), now_ok, len(rows) - now_ok)

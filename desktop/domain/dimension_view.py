@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import NamedTuple
 
 from desktop.domain.verdicts import Verdict, final_verdict
+
+# A pair judged in both orders has the worse of the two statuses.
+_WORST_FIRST = ("error", "parse-failure", "ok")
 
 
 class DimensionView(NamedTuple):
@@ -56,3 +59,9 @@ def dimension_view(
     judge: Verdict | None, confidence: float | None, consistent: bool | None, human: Verdict | None
 ) -> DimensionView:
     return DimensionView(judge, confidence, consistent, human, final_verdict(judge, human))
+
+
+def worst_status(states: Collection[str | None]) -> str:
+    """The worse of the orders' statuses: error, then parse-failure, then ok; "" when
+    neither order was judged."""
+    return next((s for s in _WORST_FIRST if s in states), "")

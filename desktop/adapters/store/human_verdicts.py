@@ -6,7 +6,8 @@ reviewer counts. A row with no verdict records that the reviewer withdrew theirs
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
 
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import now
@@ -29,6 +30,21 @@ class HumanVerdict(NamedTuple):
     mode: str | None = None
 
 
+_COLUMNS = (
+    "pair_id",
+    "rubric_name",
+    "dimension",
+    "verdict",
+    "reviewer",
+    "note",
+    "mode",
+    "created_at",
+)
+_INSERT = (
+    f"INSERT INTO human_verdicts({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
+)
+
+
 def add_verdict(
     store: ProjectStore,
     *,
@@ -40,22 +56,55 @@ def add_verdict(
     note: str | None = None,
     mode: str | None = None,
 ) -> None:
+    """A reviewer's verdict given now, committed at once."""
     with store.transaction():
-        store.conn.execute(
-            "INSERT INTO human_verdicts"
-            "(pair_id, rubric_name, dimension, verdict, reviewer, note, mode, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                pair_id,
-                rubric_name,
-                dimension,
-                verdict.value if verdict else None,
-                reviewer,
-                note,
-                mode,
-                now(),
-            ],
+        insert_verdict(
+            store,
+            {
+                "pair_id": pair_id,
+                "rubric_name": rubric_name,
+                "dimension": dimension,
+                "verdict": verdict.value if verdict else None,
+                "reviewer": reviewer,
+                "note": note,
+                "mode": mode,
+                "created_at": now(),
+            },
         )
+
+
+def insert_verdict(store: ProjectStore, row: Mapping[str, Any]) -> None:
+    """One row with every column (an import or merge keeps its own time), inside the
+    caller's transaction."""
+    store.conn.execute(_INSERT, [row[c] for c in _COLUMNS])
+
+
+def latest_row(
+    store: ProjectStore, pair_id: int, rubric: str, dimension: str, reviewer: str
+) -> tuple[str | None, str] | None:
+    """(verdict, created_at) of a reviewer's latest row, or None if they gave none."""
+    row = store.conn.execute(
+        "SELECT verdict, created_at FROM human_verdicts WHERE pair_id = ? AND rubric_name = ?"
+        " AND dimension = ? AND reviewer = ? ORDER BY id DESC LIMIT 1",
+        [pair_id, rubric, dimension, reviewer],
+    ).fetchone()
+    return (row[0], row[1]) if row else None
+
+
+def every_row(store: ProjectStore) -> Iterator[dict[str, Any]]:
+    """The whole history, oldest first, each row with every column."""
+    cursor = store.conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM human_verdicts ORDER BY id")
+    for values in cursor:
+        yield dict(zip(_COLUMNS, values, strict=True))
+
+
+def dimensions_with_verdicts(store: ProjectStore, rubric: str) -> tuple[str, ...]:
+    """The dimensions reviewers gave verdicts on for a rubric the project has no text of."""
+    rows = store.conn.execute(
+        "SELECT DISTINCT dimension FROM human_verdicts WHERE rubric_name = ? ORDER BY dimension",
+        [rubric],
+    ).fetchall()
+    return tuple(r[0] for r in rows)
 
 
 def history(

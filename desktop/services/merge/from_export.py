@@ -1,4 +1,5 @@
-"""Merge the human verdicts of a file written by ``tiebreak export`` (CSV or JSONL).
+"""Merge from an export: the human verdicts of a file written by ``tiebreak export``
+(CSV or JSONL).
 
 An export's ``<dim>_human`` column is the reviewers' verdict on each dimension; it comes in
 as one reviewer's verdict, marked mode "imported" (whether they saw the judge's verdict is
@@ -8,24 +9,28 @@ matched on the cells exactly as exported, never on a guess at the original text.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from desktop.adapters.formats.cells import safe_cell
+from desktop.adapters.formats.cells import safe_cell, unescape
 from desktop.adapters.formats.readers import Record, in_batches, read_records, sniff_format
-from desktop.adapters.store.pairs import content_key, ids_for_keys, insert_rows
+from desktop.adapters.store.human_verdicts import insert_verdict, latest_row
+from desktop.adapters.store.pair_keys import content_key
+from desktop.adapters.store.pairs import (
+    identities_without_id,
+    identity_of_id,
+    ids_for_keys,
+    insert_rows,
+    new_row,
+)
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import now
+from desktop.domain.columns import REQUIRED
 from desktop.domain.errors import ImportDataError
-from desktop.domain.pairs import IDENTITY_FIELDS, TEXT_FIELDS, identity_clash
-from desktop.services.merge import (
-    BATCH,
-    MergeReport,
-    insert_verdict,
-    latest_created,
-    metadata_text,
-)
+from desktop.domain.pairs import FIELDS, IDENTITY_FIELDS, identity_clash
+from desktop.services.merge.report import BATCH, MergeReport
 
 NEEDED = ("instruction", "response_a", "response_b", "rubric")
 VERDICTS = ("A", "B", "tie")
@@ -59,17 +64,6 @@ def _dimensions(path: Path, fields: Mapping[str, Any]) -> list[str]:
             " annotations from a data file, use 'tiebreak import'"
         )
     return dims
-
-
-def unescape(cell: str) -> str:
-    """The text a CSV cell came from: drop the quote ``safe_cell`` put before it.
-
-    Used only for pairs the project lacks. A text that itself began with a quote before a
-    formula character (``'=x``) is written unchanged and comes back as ``=x``: the one
-    case a CSV cannot tell apart. Merging the project file instead is exact."""
-    if cell.startswith("'") and safe_cell(cell[1:]) == cell:
-        return cell[1:]
-    return cell
 
 
 class _ExportMerge:
@@ -146,19 +140,14 @@ class _ExportMerge:
         writes them."""
         if self._by_cells is None:
             self._by_cells = {}
-            cols = ", ".join(IDENTITY_FIELDS)
-            sql = f"SELECT id, {cols} FROM pairs WHERE external_id IS NULL OR external_id = ''"
-            for pid, *texts in self.store.conn.execute(sql):
+            for pid, *texts in identities_without_id(self.store):
                 key = content_key(None, *(self._as_exported(t) for t in texts))
                 self._by_cells.setdefault(key, pid)
         return self._by_cells
 
     def _check_same(self, where: str, fields: Mapping[str, Any], pid: int) -> None:
         """The same texts, and the same generators where both name one (as import)."""
-        row = self.store.conn.execute(
-            f"SELECT {', '.join(IDENTITY_FIELDS)} FROM pairs WHERE id = ?", [pid]
-        ).fetchone()
-        mine = {f: self._as_exported(v) for f, v in zip(IDENTITY_FIELDS, row, strict=True)}
+        mine = {f: self._as_exported(v) for f, v in identity_of_id(self.store, pid).items()}
         field = identity_clash(mine, dict(zip(IDENTITY_FIELDS, self._cells(fields), strict=True)))
         if field is not None:
             raise ImportDataError(
@@ -175,24 +164,11 @@ class _ExportMerge:
             return unescape(value) if self.csv else value
 
         ids = self._id_candidates(fields)
-        ext = ids[0] if ids else None
-        texts = [text(f) for f in TEXT_FIELDS]
-        instruction, a, b = (t or "" for t in texts[:3])
-        return (
-            content_key(
-                ext, instruction, a, b, texts[3], texts[4], text("model_a"), text("model_b")
-            ),
-            ext,
-            instruction,
-            a,
-            b,
-            texts[3],
-            texts[4],
-            text("model_a"),
-            text("model_b"),
-            text("category"),
-            metadata_text(fields.get("metadata")),
-        )
+        values = {f: text(f) for f in FIELDS}
+        values["external_id"] = ids[0] if ids else None
+        for name in REQUIRED:  # a pair's texts are never absent, an empty one is ""
+            values[name] = values[name] or ""
+        return new_row(values, metadata_text(fields.get("metadata")))
 
     def _verdicts(self, where: str, fields: Mapping[str, Any], pid: int) -> None:
         rubric = self.rubric or fields.get("rubric") or None
@@ -204,14 +180,14 @@ class _ExportMerge:
                 raise ImportDataError(f"{where}: column {dim}_human: {value!r} is not A, B or tie")
             if rubric is None:
                 raise ImportDataError(f"{where}: no rubric; name it with --rubric")
-            latest = latest_created(self.store, pid, rubric, dim, self.reviewer)
+            latest = latest_row(self.store, pid, rubric, dim, self.reviewer)
             if latest is not None and latest[0] == value:
                 self.report.verdicts_present += 1
                 continue
             insert_verdict(
                 self.store,
-                pid,
                 {
+                    "pair_id": pid,
                     "rubric_name": rubric,
                     "dimension": dim,
                     "verdict": value,
@@ -223,3 +199,16 @@ class _ExportMerge:
             )
             self.report.verdicts_added += 1
             self.report.reviewers.add(self.reviewer)
+
+
+def metadata_text(value: Any) -> str | None:
+    """An export's metadata cell (JSON text in CSV, an object in JSONL) as stored."""
+    if value in (None, "", {}):
+        return None
+    if isinstance(value, str):
+        try:
+            json.loads(value)
+        except json.JSONDecodeError:
+            return json.dumps({"metadata": value}, ensure_ascii=False)
+        return value
+    return json.dumps(value, ensure_ascii=False)

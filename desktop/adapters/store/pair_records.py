@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from desktop.adapters.store.project import ProjectStore
-from desktop.domain.combine import human_consensus, judge_view
+from desktop.domain.dimension_view import human_consensus, judge_view, worst_status
 from desktop.domain.head_to_head import as_preference, verdict_preference
 from desktop.domain.verdicts import Verdict
 
@@ -76,8 +76,7 @@ class PairRecord:
     @property
     def status(self) -> str:
         """The worse of the two orders' statuses, or "" when not judged."""
-        states = {a.status for a in (self.ab, self.ba) if a is not None}
-        return next((s for s in ("error", "parse-failure", "ok") if s in states), "")
+        return worst_status({a.status for a in (self.ab, self.ba) if a is not None})
 
 
 _PAIRS = (

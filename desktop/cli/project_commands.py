@@ -1,0 +1,101 @@
+"""`tiebreak new`, `import` and `export`: a project file, the pairs that go in, the
+labelled rows that come out."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from desktop.services.exporting import EXPORT_FORMATS
+from desktop.services.importing import IMPORT_FORMATS
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("new", help="create an empty project file")
+    p.add_argument("project", type=Path)
+    p.set_defaults(func=cmd_new)
+
+    p = sub.add_parser("import", help="import pairs (CSV, JSONL, JSON, AlpacaEval, HREF)")
+    p.add_argument("project", type=Path)
+    p.add_argument("file", type=Path, help="a data file, or a folder: every data file under it")
+    p.add_argument("--format", default="auto", choices=IMPORT_FORMATS)
+    p.add_argument(
+        "--map",
+        action="append",
+        default=[],
+        metavar="FIELD=COLUMN",
+        help="take a pair field from a column of another name (repeatable)",
+    )
+    p.add_argument("--rubric", help="rubric name that imported verdicts belong to")
+    p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("export", help="export one row per pair with verdicts")
+    p.add_argument("project", type=Path)
+    p.add_argument("out", type=Path)
+    p.add_argument("--rubric")
+    p.add_argument("--judge-model", help="whose judge verdicts (default: the latest used)")
+    p.add_argument(
+        "--format",
+        default=None,
+        choices=EXPORT_FORMATS,
+        help="default: from the file name, else csv",
+    )
+    p.add_argument(
+        "--no-formula-guard",
+        dest="formula_guard",
+        action="store_false",
+        help="CSV for programs: write text cells exactly, even those a spreadsheet would"
+        " read as a formula (= + - @ tab CR); JSONL is always exact",
+    )
+    p.set_defaults(func=cmd_export)
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from desktop.adapters.store import open_project
+
+    open_project(args.project, create=True).close()
+    print(f"created {args.project}")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from desktop.adapters.store import open_project
+    from desktop.cli.progress import stderr_progress
+    from desktop.domain.columns import parse_map_options
+    from desktop.services.importing import import_file
+
+    mapping = parse_map_options(args.map)
+    with open_project(args.project) as store:
+        report = import_file(
+            store,
+            args.file,
+            fmt=args.format,
+            mapping=mapping,
+            rubric=args.rubric,
+            progress=stderr_progress("imported records"),
+        )
+    print(f"{args.file}: {report.summary()}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from desktop.adapters.store import open_project
+    from desktop.cli.progress import stderr_progress
+    from desktop.services.exporting import export_project, format_for
+
+    fmt = args.format or format_for(args.out)
+    with open_project(args.project, readonly=True) as store:
+        report = export_project(
+            store,
+            args.out,
+            rubric=args.rubric,
+            fmt=fmt,
+            judge_model=args.judge_model,
+            progress=stderr_progress("exported rows"),
+            formula_guard=args.formula_guard,
+        )
+    what = (
+        f" (rubric {report.rubric}, judge {report.judge_model or 'none'})" if report.rubric else ""
+    )
+    print(f"{args.out}: {report.rows:,} rows{what}{report.guard_note}")
+    return 0

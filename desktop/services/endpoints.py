@@ -1,0 +1,40 @@
+"""From a profile to a live endpoint: the built-in offline server started if the profile
+is the local one, the key found for any other."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from desktop.adapters.keys import get_key
+from desktop.adapters.local_server import LocalServer, local_server
+from desktop.domain.errors import TiebreakError
+from desktop.domain.profiles import ModelProfile
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    base_url: str
+    api_key: str | None
+    server: LocalServer | None = None  # the process behind it, where the app started it
+
+
+def endpoint_for(profile: ModelProfile, *, logprobs: bool = True) -> Endpoint:
+    """Where to send requests for a profile; starts the built-in local server on demand,
+    able to give ``logprobs`` if they will be asked for."""
+    if profile.local:
+        server = local_server()
+        return Endpoint(server.ensure_started(logprobs=logprobs), None, server)
+    if not profile.base_url:
+        raise TiebreakError(f"profile {profile.name}: no base URL")
+    key = get_key(profile)
+    if key is None and profile.needs_key:
+        raise TiebreakError(
+            f"profile {profile.name}: no API key; run 'tiebreak key set {profile.name}'"
+            f" or set {profile.key_env}"
+        )
+    return Endpoint(profile.base_url, key)
+
+
+def ad_hoc_profile(base_url: str, model: str) -> ModelProfile:
+    """A profile for `--base-url URL --model NAME`: the key from OPENAI_API_KEY if set."""
+    return ModelProfile(name="command-line", model=model, base_url=base_url, needs_key=False)

@@ -1,0 +1,49 @@
+"""A judge job set up for a project: the one place the command line, the window, batch
+submission and the first-run check get their ``JudgeJob`` from."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from desktop.adapters.store.project import ProjectStore
+from desktop.domain.profiles import ModelProfile
+from desktop.domain.requests import asks_logprobs
+from desktop.services.endpoints import endpoint_for
+from desktop.services.judging.job import JobOptions, JudgeJob
+from desktop.services.project_rubrics import find_rubric
+
+if TYPE_CHECKING:
+    from desktop.services.endpoints import Endpoint
+
+
+def judge_job(
+    store: ProjectStore,
+    rubric_name: str,
+    profile: ModelProfile,
+    options: JobOptions,
+    *,
+    endpoint: Endpoint | None = None,
+) -> JudgeJob:
+    """A job that asks ``endpoint``, else the profile's own (the built-in server started
+    where the profile is the local one, able to give logprobs where the rubric reads
+    them), with the rubric of that name as the project finds it."""
+    rubric = find_rubric(store, rubric_name)
+    if endpoint is None:
+        endpoint = endpoint_for(profile, logprobs=asks_logprobs(profile, rubric))
+    return JudgeJob(
+        store,
+        rubric,
+        profile,
+        base_url=endpoint.base_url,
+        api_key=endpoint.api_key,
+        options=options,
+        server=endpoint.server,
+    )
+
+
+def file_job(
+    store: ProjectStore, rubric_name: str, profile: ModelProfile, options: JobOptions
+) -> JudgeJob:
+    """A job whose requests go into a batch file: no server is asked or started."""
+    rubric = find_rubric(store, rubric_name)
+    return JudgeJob(store, rubric, profile, base_url="", api_key=None, options=options)

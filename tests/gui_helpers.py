@@ -1,0 +1,106 @@
+"""What the window's tests share: a project of six pairs, the test server answering for
+the judge, Ada's window on them, and the keys she presses."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from desktop.adapters.profiles_file import save_profile
+from desktop.adapters.store import open_project
+from desktop.domain.profiles import ModelProfile
+from desktop.services.app_settings import AppSettings
+from desktop.services.importing import import_file
+from desktop.services.session import ReviewSession
+from desktop.ui.main_window import MainWindow
+from tests.helpers import new_project, write_jsonl
+from tests.openai_server import OpenAIServer
+
+
+def _pairs(n: int) -> list[dict[str, str]]:
+    return [
+        {
+            "id": f"p{i}",
+            "instruction": f"Question {i}: what is {i} + {i}?",
+            "response_a": f"It is {2 * i}.",
+            "response_b": f"Probably {2 * i + 1}.",
+            "reference": f"{2 * i}",
+            "category": "math" if i % 2 else "facts",
+        }
+        for i in range(1, n + 1)
+    ]
+
+
+@pytest.fixture(name="project")
+def project_fixture(tmp_path: Path) -> Path:
+    """Six pairs (math and facts) with references, imported into a new project."""
+    path = new_project(tmp_path)
+    data = write_jsonl(tmp_path / "pairs.jsonl", _pairs(6))
+    with open_project(path) as store:
+        import_file(store, data)
+    return path
+
+
+@pytest.fixture(name="server")
+def server_fixture():
+    """The test server, answering every judge request with "A, B, tie, A"."""
+    with OpenAIServer(answer="A, B, tie, A") as srv:
+        yield srv
+
+
+def open_window(qtbot, project: Path, server: OpenAIServer) -> MainWindow:
+    """Ada's window on the project, judged by the test server, keys on the pair list."""
+    save_profile(
+        ModelProfile(name="test", model="test-model", base_url=server.base_url, needs_key=False)
+    )
+    settings = AppSettings(reviewer="ada", profile="test")
+    session = ReviewSession.open(project, settings)
+    session.choose_rubric("href-four")
+    win = MainWindow(session, settings)
+    qtbot.addWidget(win)
+    win.show()
+    win.activateWindow()
+    qtbot.waitExposed(win)
+    qtbot.waitUntil(win.isActiveWindow)  # window shortcuts act only on the active window
+    win.pairs.focus()
+    return win
+
+
+@pytest.fixture(name="window")
+def window_fixture(qtbot, project: Path, server: OpenAIServer):
+    """Ada's window, shut down with its background work after the test."""
+    win = open_window(qtbot, project, server)
+    yield win
+    win.context.runner.shutdown()
+
+
+def press(qtbot, win: MainWindow, key: Qt.Key, mod=Qt.KeyboardModifier.NoModifier) -> None:
+    focus = QApplication.focusWidget() or win.pairs.table
+    qtbot.keyClick(focus, key, mod)
+
+
+def judge_all(qtbot, win: MainWindow) -> None:
+    """Ctrl+Shift+J, then wait for the job to end."""
+    press(
+        qtbot,
+        win,
+        Qt.Key.Key_J,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    qtbot.waitUntil(lambda: not win.judging.running, timeout=20_000)
+
+
+def completions(server: OpenAIServer) -> list:
+    return [r for r in server.requests if r.path.endswith("/chat/completions")]
+
+
+def human_rows(path: Path) -> list[tuple]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute(
+            "SELECT p.external_id, h.dimension, h.verdict, h.reviewer FROM human_verdicts h"
+            " JOIN pairs p ON p.id = h.pair_id ORDER BY h.id"
+        ).fetchall()
