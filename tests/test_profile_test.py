@@ -34,6 +34,19 @@ def test_two_demo_pairs_are_judged_and_timed(capsys: pytest.CaptureFixture[str])
     assert len(judged) == 2  # the rubric's real prompt for each, as a job sends it
 
 
+def test_a_shape_the_server_refuses_is_a_no_not_a_problem(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """llama.cpp's server refuses OpenAI's json_schema with a 500; another server refuses
+    llama.cpp's grammar: the summary says "no", without the refusal's text."""
+    with OpenAIServer(reject_grammar=True) as server:
+        save(server)
+        assert main(["profile", "test", "t"]) == 0
+    out = capsys.readouterr().out
+    assert "grammar no;" in out and TIMES.search(out), out
+    assert "grammar" not in out.split("grammar no;")[1], out
+
+
 def test_judging_that_fails_is_said_and_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
     def answer(request: dict) -> Reply | str:
         prompt = str(request.get("messages"))

@@ -133,8 +133,16 @@ async def _test(profile: ModelProfile) -> ConnectionReport:
         grammar = False
         if answers:
             grammar, _ = await attempt(grammar=PROBE_GRAMMAR)
+        # A shape the server refuses is a "no" above, not a problem to show: only when it
+        # answers nothing do its refusals say why.
         report = ConnectionReport(
-            models, answers, logprobs, json_schema, json_object, tuple(problems), grammar
+            models,
+            answers,
+            logprobs,
+            json_schema,
+            json_object,
+            () if answers else tuple(problems),
+            grammar,
         )
         if not answers:
             return report
