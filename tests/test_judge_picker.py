@@ -231,3 +231,23 @@ def test_a_project_nobody_judged_shows_whom_ctrl_j_asks(qtbot, tmp_path: Path) -
     win = open_window(qtbot, project)
     assert judge_texts(win) == ["none yet"]
     assert "not judged yet (Ctrl+J asks local" in win.display.verdicts.judge_info.text()
+
+
+def test_the_picker_counts_what_the_status_bar_counts_not_errors(qtbot, tmp_path: Path) -> None:
+    """A judge's count is of pairs judged: p2 got only an error, p3's latest answer is one."""
+    from desktop.domain.results import Status
+    from tests.stats_helpers import add_rubric, judge
+
+    project = new_project(tmp_path)
+    rows = [{"instruction": f"q{i}", "response_a": "a", "response_b": "b"} for i in (1, 2, 3)]
+    with open_project(project) as store:
+        import_file(store, write_jsonl(tmp_path / "pairs.jsonl", rows))
+        add_rubric(store, "r", ("overall",))
+        judge(store, 1, model="flaky", overall="A")
+        judge(store, 2, model="flaky", status=Status.ERROR)
+        judge(store, 3, model="flaky", overall="B")
+        judge(store, 3, model="flaky", status=Status.ERROR)
+    win = open_window(qtbot, project)
+    assert win.session.rubric_name == "r"
+    qtbot.waitUntil(lambda: judge_texts(win) == ["flaky · 1"], timeout=5000)
+    qtbot.waitUntil(lambda: "3 pairs · 1 judged" in win.counts.text(), timeout=5000)

@@ -146,26 +146,34 @@ _JUDGES = """
               WHERE rubric_name = :rubric AND judge_model > judges.model)
       FROM judges WHERE judges.model IS NOT NULL)
     SELECT model, (SELECT max(id) FROM judge_results
-                   WHERE rubric_name = :rubric AND judge_model = judges.model) AS latest{extra}
+                   WHERE rubric_name = :rubric AND judge_model = judges.model) AS latest
     FROM judges WHERE model IS NOT NULL ORDER BY latest DESC"""
-# Pairs a judge answered, counted along the covering lookup index in pair order.
-_PAIRS_ANSWERED = """,
-    (SELECT count(DISTINCT pair_id) FROM judge_results
-     WHERE rubric_name = :rubric AND judge_model = judges.model)"""
 
 
 def judge_models(store: ProjectStore, rubric_name: str) -> list[str]:
     """Judge models with results for a rubric, most recently used first; a few index
     seeks per judge, so it costs the same on a 100,000-pair project as on an empty one."""
-    sql = _JUDGES.format(extra="")
-    return [r[0] for r in store.conn.execute(sql, {"rubric": rubric_name})]
+    return [r[0] for r in store.conn.execute(_JUDGES, {"rubric": rubric_name})]
 
 
 def judge_pair_counts(store: ProjectStore, rubric_name: str) -> list[tuple[str, int]]:
-    """(judge, pairs it answered, whatever the answer) for a rubric, most recent first.
-    Reads each judge's part of an index: milliseconds per 100,000 answers."""
-    sql = _JUDGES.format(extra=_PAIRS_ANSWERED)
-    return [(r[0], r[2]) for r in store.conn.execute(sql, {"rubric": rubric_name})]
+    """(judge, pairs it judged) for a rubric, most recent first: what the status bar says
+    for each judge, so an error is not counted as judged."""
+    return [
+        (model, judged_pairs(store, rubric_name, model))
+        for model in judge_models(store, rubric_name)
+    ]
+
+
+def judged_pairs(store: ProjectStore, rubric_name: str, judge_model: str) -> int:
+    """Pairs a judge judged for a rubric: some order's latest answer is not an error, as the
+    pair list marks it. The latest answers are found along the covering lookup index."""
+    return store.conn.execute(
+        "SELECT count(DISTINCT pair_id) FROM judge_results WHERE status != 'error' AND id IN"
+        " (SELECT max(id) FROM judge_results WHERE rubric_name = ? AND judge_model = ?"
+        " GROUP BY pair_id, ord)",
+        [rubric_name, judge_model],
+    ).fetchone()[0]
 
 
 def judge_summaries(store: ProjectStore) -> list[tuple[Any, ...]]:

@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Collection
 from typing import Any
 
-from desktop.adapters.store import human_verdicts
+from desktop.adapters.store import human_verdicts, results
 from desktop.adapters.store.project import ProjectStore
 
 
@@ -79,12 +79,7 @@ def pair_counts(store: ProjectStore, rubric: str, judge_model: str | None) -> tu
     """(pairs, judged, reviewed) for the status bar. Judged: some order's latest answer is
     not an error, as the pair list marks it."""
     total = store.conn.execute("SELECT count(*) FROM pairs").fetchone()[0]
-    judged = store.conn.execute(
-        "SELECT count(DISTINCT pair_id) FROM judge_results WHERE status != 'error' AND id IN"
-        " (SELECT max(id) FROM judge_results WHERE rubric_name = ? AND judge_model = ?"
-        " GROUP BY pair_id, ord)",
-        [rubric, judge_model or ""],
-    ).fetchone()[0]
+    judged = results.judged_pairs(store, rubric, judge_model or "")
     reviewed = store.conn.execute(  # a withdrawn verdict no longer counts
         "SELECT count(DISTINCT pair_id) FROM human_verdicts h WHERE rubric_name = ?"
         f" AND verdict IS NOT NULL AND {human_verdicts.CURRENT}",
