@@ -15,7 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from desktop.adapters.llama_launch import COPY_LINE, NO_COPY_LINE, with_sixteen_bit_copy
+from desktop.adapters.llama_launch import (
+    BAD_COPY_LINE,
+    COPY_LINE,
+    NO_COPY_LINE,
+    with_sixteen_bit_copy,
+)
 from desktop.adapters.local_server import LocalServer, llama_command
 from desktop.adapters.model_file import (
     STALE_PARTIAL_S,
@@ -139,3 +144,44 @@ def test_the_server_reads_the_copy_and_judges_as_with_the_bundled_file(tmp_path:
     for key, (verdict, confidence) in with_bundled.items():
         assert with_copy[key][0] == verdict, key
         assert abs(with_copy[key][1] - confidence) < 0.05, (key, with_copy[key], confidence)
+
+
+def test_a_copy_damaged_since_it_was_made_is_replaced_not_fatal(tmp_path: Path) -> None:
+    """A copy cut short after it was made (a full disk, a restored backup): the server reads
+    the bundled file and answers; the next start makes the copy again."""
+    require_llama()
+    import llama_cpp
+
+    made = sixteen_bit_copy(bundled_model(), cache_dir())
+    whole = made.read_bytes()
+    made.write_bytes(whole[: len(whole) // 2])
+    server = LocalServer(command=llama_command(2048))
+    try:
+        server.ensure_started(logprobs=False)
+        log = server.log_text()
+        assert judge_one(server, tmp_path) == "ok"
+        server.restart()
+        again = server.log_text()
+    finally:
+        server.stop()
+    assert f"{BAD_COPY_LINE}{made}" in log
+    assert f"{COPY_LINE}{made}" in again and BAD_COPY_LINE not in again
+    assert made == copy_path(bundled_model(), cache_dir(), llama_cpp.__version__)
+    assert made.stat().st_size == len(whole)
+
+
+def judge_one(server: LocalServer, folder: Path) -> str:
+    """The status of one demo pair judged with href-overall in one order."""
+    with open_project(folder / "one.tiebreak", create=True) as store:
+        import_file(store, resources_dir() / "demo_pairs.jsonl")
+        summary = JudgeJob(
+            store,
+            find_rubric(store, "href-overall"),
+            local_profile(),
+            base_url="",
+            api_key=None,
+            options=JobOptions(pair_ids=[1]),
+            server=server,
+        ).run()
+        assert not summary.errors and summary.stopped is None, summary
+        return store.conn.execute("SELECT status FROM judge_results").fetchone()[0]

@@ -46,6 +46,7 @@ LOADED_LINE = "tiebreak: model loaded without extra buffer types (use_extra_buft
 UNSUPPORTED_LINE = "tiebreak: this llama-cpp-python has no use_extra_bufts; extra buffer types on"
 COPY_LINE = "tiebreak: reading the 16-bit copy of the model: "
 NO_COPY_LINE = "tiebreak: reading the bundled model, its 16-bit copy could not be made: "
+BAD_COPY_LINE = "tiebreak: reading the bundled model, the 16-bit copy would not load: "
 COPY_OPTION = "--sixteen-bit-copy-in"
 
 
@@ -90,11 +91,22 @@ def with_sixteen_bit_copy(argv: list[str]) -> list[str]:
 def main(argv: Sequence[str]) -> None:
     if not without_extra_buffer_types():
         print(UNSUPPORTED_LINE, file=sys.stderr, flush=True)
-    argv = with_sixteen_bit_copy(list(argv))
     from llama_cpp.server.__main__ import main as serve
 
-    sys.argv = ["llama_cpp.server", *argv]
-    serve()
+    bundled = list(argv[2:]) if argv[:1] == [COPY_OPTION] else list(argv)
+    chosen = with_sixteen_bit_copy(list(argv))
+    sys.argv = ["llama_cpp.server", *chosen]
+    try:
+        serve()
+    except ValueError as exc:  # llama-cpp-python's "Failed to load model from file: PATH"
+        if chosen == bundled or "Failed to load model" not in str(exc):
+            raise
+        # A copy damaged since it was made (cut short, overwritten): made again next start.
+        copy = Path(chosen[chosen.index("--model") + 1])
+        print(f"{BAD_COPY_LINE}{copy} ({exc}); removed", file=sys.stderr, flush=True)
+        copy.unlink(missing_ok=True)
+        sys.argv = ["llama_cpp.server", *bundled]
+        serve()
 
 
 if __name__ == "__main__":

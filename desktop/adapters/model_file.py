@@ -27,7 +27,9 @@ The copy is named for what it was made from (the source file's name, size and ti
 the llama.cpp version that converted it), written under a temporary name and renamed into
 place, so a half-written copy is never read and a new model or llama.cpp makes a new copy.
 Where the copy cannot be made (no space, a read-only cache), the server reads the bundled
-file, as before, and its log says why.
+file, as before, and its log says why; a copy damaged after it was made, which llama.cpp will
+not load, is removed and the bundled file read (``llama_launch``), and the next start makes
+the copy again.
 """
 
 from __future__ import annotations
