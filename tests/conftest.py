@@ -13,6 +13,9 @@ from tests.keyring_backends import MemoryKeyring
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+# The window's fixtures (project, server, window), for every test that asks for them by name.
+pytest_plugins = ("tests.gui_helpers",)
+
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 SEEDS = SHARED / "seeds"
 ALPACA = SHARED / "data" / "alpaca_farm_ppo_human_vs_gpt4_annotations.json"

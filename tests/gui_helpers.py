@@ -1,5 +1,6 @@
 """What the window's tests share: a project of six pairs, the test server answering for
-the judge, Ada's window on them, and the keys she presses."""
+the judge, Ada's window on them, and the keys she presses. The fixtures reach every test by
+name (``pytest_plugins`` in conftest.py); the helpers are imported."""
 
 from __future__ import annotations
 

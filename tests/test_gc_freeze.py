@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from desktop.services.gc_freeze import load_for_good
-from tests.gui_helpers import open_window, project_fixture, server_fixture  # noqa: F401
+from tests.gui_helpers import open_window
 
 
 @pytest.fixture(autouse=True)

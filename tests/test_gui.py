@@ -22,16 +22,7 @@ from desktop.services.session import ReviewSession
 from desktop.ui.main_window import MainWindow
 from desktop.ui.pair_list import HEADERS
 from desktop.ui.verdict_panel import ShownRow, VerdictButton
-from tests.gui_helpers import (  # noqa: F401  (the fixtures project, server, window)
-    completions,
-    human_rows,
-    judge_all,
-    open_window,
-    press,
-    project_fixture,
-    server_fixture,
-    window_fixture,
-)
+from tests.gui_helpers import completions, human_rows, judge_all, open_window, press
 from tests.helpers import new_project, write_jsonl
 from tests.openai_server import OpenAIServer
 

@@ -17,16 +17,7 @@ from desktop.services.importing import import_file
 from desktop.ui import dialogs
 from desktop.ui.main_window import MainWindow
 from desktop.ui.shortcuts import SHORTCUTS
-from tests.gui_helpers import (  # noqa: F401  (the fixtures project, server, window)
-    completions,
-    human_rows,
-    judge_all,
-    open_window,
-    press,
-    project_fixture,
-    server_fixture,
-    window_fixture,
-)
+from tests.gui_helpers import completions, human_rows, judge_all, open_window, press
 from tests.helpers import new_project, write_jsonl
 from tests.openai_server import OpenAIServer
 
