@@ -19,6 +19,7 @@ from desktop.adapters.llama_launch import (
     BAD_COPY_LINE,
     COPY_LINE,
     NO_COPY_LINE,
+    copy_folder,
     with_sixteen_bit_copy,
 )
 from desktop.adapters.local_server import LocalServer, llama_command
@@ -95,13 +96,16 @@ def test_without_room_or_folder_the_server_is_given_the_bundled_file(
     not_a_folder = tmp_path / "cache"
     not_a_folder.write_text("a file where the cache folder should be")
     argv = ["--sixteen-bit-copy-in", str(not_a_folder), "--model", "/m.gguf", "--port", "1"]
-    assert with_sixteen_bit_copy(argv) == ["--model", "/m.gguf", "--port", "1"]
+    folder, server_argv = copy_folder(argv)
+    assert with_sixteen_bit_copy(server_argv, folder) == ["--model", "/m.gguf", "--port", "1"]
     assert NO_COPY_LINE in capsys.readouterr().err
 
 
-def judge_demo(server: LocalServer, path: Path) -> dict[tuple[int, str], tuple[str, float]]:
-    """href-overall (one verdict, its confidence from logprobs) on four demo pairs, both
-    orders: (pair, order) -> (verdict, confidence)."""
+def judge_demo(
+    server: LocalServer, path: Path, pair_ids: tuple[int, ...] = (1, 2, 3, 4), swap: bool = True
+) -> dict[tuple[int, str], tuple[str, str, float]]:
+    """href-overall (one verdict, its confidence from logprobs) on demo pairs, both orders
+    unless not ``swap``: (pair, order) -> (status, verdict, confidence)."""
     with open_project(path, create=True) as store:
         import_file(store, resources_dir() / "demo_pairs.jsonl")
         job = JudgeJob(
@@ -110,15 +114,18 @@ def judge_demo(server: LocalServer, path: Path) -> dict[tuple[int, str], tuple[s
             local_profile(),
             base_url="",
             api_key=None,
-            options=JobOptions(swap=True, pair_ids=[1, 2, 3, 4]),
+            options=JobOptions(swap=swap, pair_ids=list(pair_ids)),
             server=server,
         )
         summary = job.run()
         assert not summary.errors and summary.stopped is None, summary
         rows = store.conn.execute(
-            "SELECT pair_id, ord, verdicts, confidence FROM judge_results"
+            "SELECT pair_id, ord, status, verdicts, confidence FROM judge_results"
         ).fetchall()
-    return {(p, o): (json.loads(v)["overall"], json.loads(c)["overall"]) for p, o, v, c in rows}
+    return {
+        (p, o): (status, json.loads(v)["overall"], json.loads(c)["overall"])
+        for p, o, status, v, c in rows
+    }
 
 
 def test_the_server_reads_the_copy_and_judges_as_with_the_bundled_file(tmp_path: Path) -> None:
@@ -141,9 +148,9 @@ def test_the_server_reads_the_copy_and_judges_as_with_the_bundled_file(tmp_path:
     assert f"{COPY_LINE}{made}" in log and f"{COPY_LINE}{made}" in again
     assert COPY_LINE not in bundled_log and NO_COPY_LINE not in bundled_log
     assert len(with_copy) == len(with_bundled) == 8
-    for key, (verdict, confidence) in with_bundled.items():
-        assert with_copy[key][0] == verdict, key
-        assert abs(with_copy[key][1] - confidence) < 0.05, (key, with_copy[key], confidence)
+    for key, (_, verdict, confidence) in with_bundled.items():
+        assert with_copy[key][1] == verdict, key
+        assert abs(with_copy[key][2] - confidence) < 0.05, (key, with_copy[key], confidence)
 
 
 def test_a_copy_damaged_since_it_was_made_is_replaced_not_fatal(tmp_path: Path) -> None:
@@ -159,7 +166,8 @@ def test_a_copy_damaged_since_it_was_made_is_replaced_not_fatal(tmp_path: Path) 
     try:
         server.ensure_started(logprobs=False)
         log = server.log_text()
-        assert judge_one(server, tmp_path) == "ok"
+        answers = judge_demo(server, tmp_path / "one.tiebreak", pair_ids=(1,), swap=False)
+        assert [status for status, _, _ in answers.values()] == ["ok"]
         server.restart()
         again = server.log_text()
     finally:
@@ -168,20 +176,3 @@ def test_a_copy_damaged_since_it_was_made_is_replaced_not_fatal(tmp_path: Path) 
     assert f"{COPY_LINE}{made}" in again and BAD_COPY_LINE not in again
     assert made == copy_path(bundled_model(), cache_dir(), llama_cpp.__version__)
     assert made.stat().st_size == len(whole)
-
-
-def judge_one(server: LocalServer, folder: Path) -> str:
-    """The status of one demo pair judged with href-overall in one order."""
-    with open_project(folder / "one.tiebreak", create=True) as store:
-        import_file(store, resources_dir() / "demo_pairs.jsonl")
-        summary = JudgeJob(
-            store,
-            find_rubric(store, "href-overall"),
-            local_profile(),
-            base_url="",
-            api_key=None,
-            options=JobOptions(pair_ids=[1]),
-            server=server,
-        ).run()
-        assert not summary.errors and summary.stopped is None, summary
-        return store.conn.execute("SELECT status FROM judge_results").fetchone()[0]

@@ -70,22 +70,27 @@ def without_extra_buffer_types() -> bool:
     return True
 
 
-def with_sixteen_bit_copy(argv: list[str]) -> list[str]:
-    """The server's arguments with ``--model`` pointing at the 16-bit copy, where the first
-    two are ``--sixteen-bit-copy-in FOLDER``; the copy is made if there is none yet."""
-    if argv[:1] != [COPY_OPTION] or len(argv) < 2:
-        return argv
-    folder, rest = Path(argv[1]), argv[2:]
-    if "--model" not in rest[:-1]:
-        return rest
-    at = rest.index("--model") + 1
+def copy_folder(argv: Sequence[str]) -> tuple[Path | None, list[str]]:
+    """The folder given first as ``--sixteen-bit-copy-in FOLDER`` (None without one), and the
+    arguments that are the server's own."""
+    if argv[:1] == [COPY_OPTION] and len(argv) >= 2:
+        return Path(argv[1]), list(argv[2:])
+    return None, list(argv)
+
+
+def with_sixteen_bit_copy(server_argv: list[str], folder: Path | None) -> list[str]:
+    """The server's arguments with ``--model`` pointing at the 16-bit copy kept in
+    ``folder``, made if there is none yet; as they are without a folder or a copy."""
+    if folder is None or "--model" not in server_argv[:-1]:
+        return server_argv
+    at = server_argv.index("--model") + 1
     try:
-        copy = sixteen_bit_copy(Path(rest[at]), folder)
+        copy = sixteen_bit_copy(Path(server_argv[at]), folder)
     except OSError as exc:
         print(NO_COPY_LINE + str(exc), file=sys.stderr, flush=True)
-        return rest
+        return server_argv
     print(COPY_LINE + str(copy), file=sys.stderr, flush=True)
-    return [*rest[:at], str(copy), *rest[at + 1 :]]
+    return [*server_argv[:at], str(copy), *server_argv[at + 1 :]]
 
 
 def main(argv: Sequence[str]) -> None:
@@ -93,8 +98,8 @@ def main(argv: Sequence[str]) -> None:
         print(UNSUPPORTED_LINE, file=sys.stderr, flush=True)
     from llama_cpp.server.__main__ import main as serve
 
-    bundled = list(argv[2:]) if argv[:1] == [COPY_OPTION] else list(argv)
-    chosen = with_sixteen_bit_copy(list(argv))
+    folder, bundled = copy_folder(argv)
+    chosen = with_sixteen_bit_copy(bundled, folder)
     sys.argv = ["llama_cpp.server", *chosen]
     try:
         serve()

@@ -92,7 +92,6 @@ def sixteen_bit_copy(source: Path, folder: Path) -> Path:
     Raises OSError when the copy cannot be made; the caller reads ``source`` instead. Needs
     llama-cpp-python, so it runs in the server's process, which has it loaded anyway."""
     import llama_cpp
-    from llama_cpp import llama_cpp as lib
 
     target = copy_path(source, folder, llama_cpp.__version__)
     if target.is_file():
@@ -107,18 +106,29 @@ def sixteen_bit_copy(source: Path, folder: Path) -> Path:
     fd, partial = tempfile.mkstemp(dir=folder, prefix=f".{source.stem}.", suffix=".partial")
     os.close(fd)
     try:
-        params = lib.llama_model_quantize_default_params()
-        params.ftype = lib.LLAMA_FTYPE_MOSTLY_F16
-        params.allow_requantize = True
-        params.nthread = os.cpu_count() or 1
-        if lib.llama_model_quantize(str(source).encode(), partial.encode(), params) != 0:
-            raise OSError(f"llama.cpp could not convert {source.name} (see the log above)")
+        convert(source, Path(partial), COPY_TYPE)
         with open(partial, "rb") as written:  # on disk before it takes the name that is read
             os.fsync(written.fileno())
         os.replace(partial, target)
     finally:
         Path(partial).unlink(missing_ok=True)
     return target
+
+
+def convert(source: Path, target: Path, weights: str) -> None:
+    """Write ``source``'s weights to ``target`` as ``weights`` ("f16", "q8_0", "f32", ...),
+    with llama.cpp's own converter; OSError when it fails."""
+    from llama_cpp import llama_cpp as lib
+
+    kind = weights.upper()
+    params = lib.llama_model_quantize_default_params()
+    params.ftype = getattr(lib, f"LLAMA_FTYPE_MOSTLY_{kind}", None)
+    if params.ftype is None:  # F32 is "ALL_F32"; a name llama.cpp lacks raises here
+        params.ftype = getattr(lib, f"LLAMA_FTYPE_ALL_{kind}")
+    params.allow_requantize = True
+    params.nthread = os.cpu_count() or 1
+    if lib.llama_model_quantize(str(source).encode(), str(target).encode(), params) != 0:
+        raise OSError(f"llama.cpp could not convert {source.name} (see the log above)")
 
 
 def _remove_stale(folder: Path, stem: str, keep: Path) -> None:

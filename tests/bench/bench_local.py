@@ -51,9 +51,9 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from desktop.adapters.llama_launch import COPY_OPTION  # noqa: E402
+from desktop.adapters.llama_launch import copy_folder  # noqa: E402
 from desktop.adapters.local_server import LocalServer, llama_command, server_options  # noqa: E402
-from desktop.adapters.model_file import COPY_TYPE, bundled_model  # noqa: E402
+from desktop.adapters.model_file import COPY_TYPE, bundled_model, convert  # noqa: E402
 from desktop.adapters.rubric_files import load_rubric  # noqa: E402
 from desktop.adapters.store import open_project  # noqa: E402
 from desktop.domain.profiles import local_profile  # noqa: E402
@@ -187,11 +187,8 @@ def with_model(command: Any, model: Path | None, launcher: str | None = None) ->
         argv = command(port, logprobs)
         if model is not None:
             argv[argv.index("--model") + 1] = str(model)
-        if launcher is not None:
-            argv[2] = launcher
-            if COPY_OPTION in argv:
-                at = argv.index(COPY_OPTION)
-                del argv[at : at + 2]
+        if launcher is not None:  # python -m LAUNCHER, then the server's own arguments
+            argv = [*argv[:2], launcher, *copy_folder(argv[3:])[1]]
         return argv
 
     return changed
@@ -199,18 +196,9 @@ def with_model(command: Any, model: Path | None, launcher: str | None = None) ->
 
 def typed_copy(weights: str, folder: Path) -> Path:
     """The bundled model converted to ``weights`` (q8_0, bf16, ...), for --sweep."""
-    from llama_cpp import llama_cpp as lib
-
     target = folder / f"model-{weights}.gguf"
     if not target.exists():
-        params = lib.llama_model_quantize_default_params()
-        kind = weights.upper()
-        params.ftype = getattr(lib, f"LLAMA_FTYPE_MOSTLY_{kind}", None) or getattr(
-            lib, f"LLAMA_FTYPE_ALL_{kind}"
-        )
-        params.allow_requantize = True
-        if lib.llama_model_quantize(str(bundled_model()).encode(), bytes(target), params):
-            raise SystemExit(f"cannot convert the model to {weights}")
+        convert(bundled_model(), target, weights)
     return target
 
 
