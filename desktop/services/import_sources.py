@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop.adapters.file_kinds import refuse_special
 from desktop.adapters.formats.readers import Record, member_with, read_records, sniff_format
 from desktop.domain.columns import resolve_columns
 from desktop.domain.errors import ImportDataError
@@ -38,6 +39,7 @@ class Sources:
 
     def __init__(self, path: Path, fmt: str | None, mapping: Mapping[str, str]) -> None:
         if not (path.is_file() or path.is_dir()):
+            refuse_special(path, expected="a data file or a folder", error=ImportDataError)
             raise ImportDataError(f"{path}: no such file or folder")
         self.path, self.fmt, self.mapping = path, fmt, mapping
         self.count = 0
