@@ -21,6 +21,7 @@ from desktop.adapters.store.human_verdicts import dimensions_with_verdicts
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import judge_models
 from desktop.adapters.store.rubrics import latest_rubric, rubric_names
+from desktop.domain import numerals
 from desktop.domain.dimension_view import human_consensus, judge_view, worst_status
 from desktop.domain.errors import TiebreakError
 from desktop.domain.verdicts import final_verdict
@@ -28,6 +29,7 @@ from desktop.domain.verdicts import final_verdict
 EXPORT_FORMATS = ("csv", "jsonl")
 # Verdict and confidence JSON repeats across rows; parse each distinct text once.
 _loads = functools.lru_cache(maxsize=65536)(json.loads)
+_preferences = functools.lru_cache(maxsize=65536)(numerals.loads)  # digits as given
 
 
 @dataclass(frozen=True)
@@ -136,8 +138,8 @@ def export_project(
             for row in rows:
                 record = dict(zip(columns, row, strict=True))
                 if record["metadata"]:
-                    record["metadata"] = json.loads(record["metadata"])
-                fh.write(json.dumps(record, ensure_ascii=False))
+                    record["metadata"] = numerals.loads(record["metadata"])
+                fh.write(numerals.to_json(record))  # numbers as their files wrote them
                 fh.write("\n")
                 count += 1
                 if progress and count % 5000 == 0:
@@ -168,7 +170,7 @@ def _rows(
         fc = _loads(ab_c) if ab_c else {}
         bv = _loads(ba_v) if ba_v else {}
         bc = _loads(ba_c) if ba_c else {}
-        prefs = _loads(row[n_pair + 9]) if row[n_pair + 9] else {}
+        prefs = _preferences(row[n_pair + 9]) if row[n_pair + 9] else {}
         model_cell = text(judge_model or "") if status else ""  # each row: each cell counted
         out = [*_blank(row[:n_pair], text), text(rubric), model_cell, status]
         by_dim: dict[str, list[str]] = {}

@@ -26,6 +26,7 @@ from desktop.adapters.formats.json_stream import (
     iter_array,
 )
 from desktop.domain.errors import ImportDataError
+from desktop.domain.numerals import Numeral
 
 __all__ = ["FORMATS", "Record", "in_batches", "member_with", "read_records", "sniff_format"]
 
@@ -154,6 +155,8 @@ def _read_json(path: Path, raw: Any, errors: str) -> Iterator[Record]:
 
 
 def _kind(value: Any) -> str:
+    if isinstance(value, Numeral):
+        return "a number"
     if isinstance(value, bool) or value is None:
         return json.dumps(value)
     return {list: "an array", str: "text", int: "a number", float: "a number"}.get(
