@@ -128,7 +128,8 @@ def export_project(
     with atomic_text_file(out, newline="" if fmt == "csv" else None, keep=store.path) as fh:
         if fmt == "csv":
             writer = csv.writer(fh)
-            writer.writerow(columns)
+            # A header names a dimension, which an older rubric may have begun with "-".
+            writer.writerow([guard.cell(c) for c in columns] if guard else columns)
             for row in rows:
                 writer.writerow(row)
                 count += 1
