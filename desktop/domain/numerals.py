@@ -12,8 +12,9 @@ import json
 import re
 from typing import Any
 
-# JSON's grammar of a number: what may stand in JSON text unquoted.
-_JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+# JSON's grammar of a number: what may stand in JSON text unquoted (ASCII digits only:
+# float() also reads the digits of other scripts, "١٢", which JSON does not).
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 
 
 class Numeral(str):
