@@ -5,7 +5,8 @@ Under a folder, a data file is any file whose name ends in .csv, .tsv, .json, .j
 folders) are left out, and so are links to folders. A data file whose records name no
 pair (no instruction and two responses, such as AlpacaEval's ``model_outputs.json``, one
 output per record) or that holds no record is skipped and named in the report; a data file
-that cannot be read, or has a bad record, stops the whole import.
+that cannot be read (a named pipe or a device among them, refused unopened), or has a bad
+record, stops the whole import.
 """
 
 from __future__ import annotations

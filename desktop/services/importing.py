@@ -212,9 +212,10 @@ class _Job:
 
     def _write(self, batch: list[Record]) -> None:
         if self.kind == "pairs" and self.sniffed:
-            later = next((k for _, f in batch if (k := _kind("auto", f)) != "pairs"), None)
-            if later is not None:  # no record before this batch named one
-                self._set_kind(later)
+            for _, fields in batch:
+                if "preference" in fields or "annotations" in fields:
+                    self._set_kind(_kind("auto", fields))  # no record before this one did
+                    break
         alpaca = self.kind == "alpaca-eval"
         rows, preferences = [], []
         for where, fields in batch:
