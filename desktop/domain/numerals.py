@@ -45,7 +45,7 @@ def loads(text: str) -> Any:
 def to_json(value: Any) -> str:
     """``json.dumps(value, ensure_ascii=False)``, but a :class:`Numeral` is written as its
     text, unquoted. Keys are text, as in anything read from JSON."""
-    if not _holds_numeral(value):
+    if not holds_numeral(value):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, Numeral):
         return str.__str__(value)
@@ -54,7 +54,7 @@ def to_json(value: Any) -> str:
     parts: list[str] = []
     plain: dict[str, Any] = {}  # a run of members without numerals: one json.dumps
     for key, member in value.items():
-        if _holds_numeral(member):
+        if holds_numeral(member):
             if plain:
                 parts.append(json.dumps(plain, ensure_ascii=False)[1:-1])
                 plain = {}
@@ -66,11 +66,19 @@ def to_json(value: Any) -> str:
     return "{" + ", ".join(parts) + "}"
 
 
-def _holds_numeral(value: Any) -> bool:
-    if isinstance(value, str):
-        return isinstance(value, Numeral)
+def holds_numeral(value: Any) -> bool:
+    """Whether ``value`` is or holds a Numeral (a loop, not a call per member: the export
+    asks this of every row)."""
     if isinstance(value, dict):
-        return any(_holds_numeral(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_holds_numeral(v) for v in value)
+        members: Any = value.values()
+    elif isinstance(value, list):
+        members = value
+    else:
+        return isinstance(value, Numeral)
+    for member in members:
+        if isinstance(member, (dict, list)):
+            if holds_numeral(member):
+                return True
+        elif isinstance(member, Numeral):
+            return True
     return False

@@ -136,11 +136,9 @@ def export_project(
                 if progress and count % 5000 == 0:
                     progress(count)
         else:
+            numbered = tuple(columns.index(f"{d}_preference") for d in dims)
             for row in rows:
-                record = dict(zip(columns, row, strict=True))
-                if record["metadata"]:
-                    record["metadata"] = numerals.loads(record["metadata"])
-                fh.write(numerals.to_json(record))  # numbers as their files wrote them
+                fh.write(_json_line(columns, row, numbered))
                 fh.write("\n")
                 count += 1
                 if progress and count % 5000 == 0:
@@ -199,6 +197,21 @@ def _rows(
             ]
         out.append(text(row[n_pair] or ""))
         yield out
+
+
+def _json_line(columns: tuple[str, ...], row: list[Any], numbered: tuple[int, ...]) -> str:
+    """One row as a JSON object. Numbers an imported file gave (a preference at the
+    ``numbered`` cells, numbers in metadata) are written as the file wrote them; only such
+    a row takes the slower writer."""
+    record = dict(zip(columns, row, strict=True))
+    metadata = record["metadata"]
+    if metadata:
+        record["metadata"] = metadata = numerals.loads(metadata)
+    if numerals.holds_numeral(metadata) or any(
+        isinstance(row[i], numerals.Numeral) for i in numbered
+    ):
+        return numerals.to_json(record)
+    return json.dumps(record, ensure_ascii=False)
 
 
 def _blank(values: tuple[Any, ...], text: Callable[[str], str]) -> list[Any]:
