@@ -19,6 +19,8 @@ import re
 from collections.abc import Iterator
 from typing import IO, Any
 
+from desktop.domain.numerals import Numeral
+
 CHUNK = 1 << 18  # bytes read at a time; doubled while one value is larger
 _WS = re.compile(r"[ \t\n\r]*")
 
@@ -47,8 +49,9 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-# The standard decoder keeps the last of two members of one name without a word.
-DECODER = json.JSONDecoder(object_pairs_hook=_unique)
+# The standard decoder keeps the last of two members of one name without a word, and
+# reads 1.50 as 1.5: a number is kept as the text the file wrote (a Numeral).
+DECODER = json.JSONDecoder(object_pairs_hook=_unique, parse_float=Numeral, parse_int=Numeral)
 # Errors of a value that cannot be read: bad JSON, nesting too deep, a member twice.
 BadValue = (json.JSONDecodeError, RecursionError, DuplicateMember)
 # A decode error this close to the end of the window may only mean the value goes on.
