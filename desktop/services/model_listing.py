@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -136,6 +136,30 @@ def _read(source: str, label: str, path: Path, size: int) -> FoundFile:
         context_length=header.context_length,
         chat_template=header.chat_template is not None,
     )
+
+
+def not_yet_profiles(
+    entries: Iterable[FoundFile | FoundServerModel], profiles: Iterable[ModelProfile]
+) -> list[FoundFile | FoundServerModel]:
+    """The usable entries that no profile already serves (by file, or by server and model)."""
+    served = {p.gguf for p in profiles if p.gguf} | {
+        f"{p.base_url}|{p.model}" for p in profiles if p.base_url
+    }
+    left: list[FoundFile | FoundServerModel] = []
+    for entry in entries:
+        if isinstance(entry, FoundFile):
+            if not entry.problem and str(Path(entry.path).resolve()) not in served:
+                left.append(entry)
+        elif f"{entry.base_url}|{entry.model.name}" not in served:
+            left.append(entry)
+    return left
+
+
+def entry_label(entry: FoundFile | FoundServerModel) -> str:
+    """How the "ask" list offers a found model."""
+    if isinstance(entry, FoundFile):
+        return f"{entry.label} · {entry.source} file"
+    return f"{entry.model.name} · {entry.source}"
 
 
 def profile_name(label: str, taken: set[str]) -> str:
