@@ -105,6 +105,11 @@ def test_a_file_that_is_not_a_gguf_model_is_refused_naming_it(
     )
     missing = tmp_path / "gone.gguf"
     assert profile_add(missing, capsys).startswith(f"tiebreak: error: {missing}: cannot be read")
+    model = write_gguf(tmp_path / "fine.gguf")
+    assert main(["profile", "add", "local", "--gguf", str(model)]) == 1
+    assert capsys.readouterr().err == (
+        "tiebreak: error: local is the built-in profile; choose another name\n"
+    )
 
 
 def test_a_truncated_copy_is_refused_naming_it(

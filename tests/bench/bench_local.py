@@ -34,7 +34,8 @@ request errors, a server cannot start), never because a target is missed.
     .venv/bin/python tests/bench/bench_local.py --quick    # 2 pairs, 3 rubrics (CI)
     .venv/bin/python tests/bench/bench_local.py --sweep    # thread and batch settings
     .venv/bin/python tests/bench/bench_local.py --gguf     # a GGUF profile, the same file
-    .venv/bin/python tests/bench/bench_local.py --models 1000   # tiebreak models' listing
+    .venv/bin/python tests/bench/bench_local.py --models   # tiebreak models over 1,000 files
+    .venv/bin/python tests/bench/bench_local.py --models --quick   # 100 files (CI)
 
 ``--gguf`` and ``--models`` are ``tests/bench/gguf_bench.py``'s (it says what they measure).
 """
@@ -319,14 +320,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rubric", action="append", help="only these rubrics (repeatable)")
     parser.add_argument("--variant", action="append", help="with --sweep: only these settings")
     parser.add_argument("--gguf", action="store_true", help="a GGUF profile, the same file")
-    parser.add_argument("--models", type=int, metavar="N", help="list N GGUF files")
+    parser.add_argument(
+        "--models", type=int, nargs="?", const=0, metavar="N", help="list N GGUF files"
+    )
     args = parser.parse_args(argv)
-    if args.models:
+    if args.models is not None:
         from tests.bench.gguf_bench import models_listing
 
+        count = args.models or (100 if args.quick else 1000)
         with tempfile.TemporaryDirectory(prefix="tiebreak-bench-models-") as folder:
             report = {"benchmark": "local", "mode": "models"}
-            report.update(models_listing(args.models, Path(folder)))
+            report.update(models_listing(count, Path(folder)))
         print(json.dumps(report, indent=2))
         return 0
     pairs = args.pairs or (2 if args.quick else 20)

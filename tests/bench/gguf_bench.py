@@ -14,6 +14,7 @@ and again (headers remembered). Target: under 1 s.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -108,8 +109,6 @@ def models_listing(count: int, folder: Path) -> dict[str, Any]:
             text=True,
             check=True,
         )
-        import json
-
         return time.perf_counter() - began, len(json.loads(proc.stdout)["files"])
 
     startup = subprocess.run([sys.executable, "-c", "import desktop.cli.main"], env=env, check=True)
