@@ -11,7 +11,6 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
-from desktop.adapters.local_server import MODEL_NAME as DEMO_MODEL
 from desktop.adapters.profiles_file import get_profile, load_profiles
 from desktop.adapters.store import human_verdicts, open_project
 from desktop.adapters.store.pairs import get_pair
@@ -19,7 +18,7 @@ from desktop.adapters.store.rubrics import rubric_names
 from desktop.domain.errors import TiebreakError
 from desktop.domain.judge_quality import QualityFigures
 from desktop.domain.pairs import Pair
-from desktop.domain.profiles import ModelProfile
+from desktop.domain.profiles import ModelProfile, local_profile
 from desktop.domain.verdicts import Verdict
 from desktop.services import judges, pair_list, pair_verdicts
 from desktop.services.app_settings import AppSettings
@@ -28,6 +27,7 @@ from desktop.services.project_rubrics import dimensions_for, rubric_choices
 
 Work = Callable[[Callable[[Any], None], threading.Event], Any]
 
+DEMO_MODEL = local_profile().model  # the built-in judge, SmolLM2-135M
 DEMO_NOTE = (
     "SmolLM2-135M is a demo judge: it answers mostly by position, so its verdicts are"
     " noise, not labels. Judge with a real model: Settings → GGUF file, or `tiebreak"

@@ -107,15 +107,18 @@ class Choices(QWidget):
         self.rubric_box.addItems(session.rubric_choices())
         self.rubric_box.setCurrentText(session.rubric_name)
         self.rubric_box.blockSignals(False)
-        self._fill_profiles([])
-        self._found.request()
+        self._fill_profiles(self.found_models)
         self._fill_judges(session.judge_names())
+
+    def find_models(self) -> None:
+        """Look for models on this machine off the GUI thread, and offer them below the
+        profiles (after the window's first frame: the search loads what showing a pair
+        does not need)."""
+        self._found.request()
 
     def _fill_profiles(self, found: list) -> None:  # type: ignore[type-arg]
         """The profiles, the one Ctrl+J asks selected; then the models ``found`` on this
         machine that are no profile yet."""
-        from desktop.services.model_listing import entry_label
-
         session = self.context.session
         box = self.profile_box
         box.blockSignals(True)
@@ -123,6 +126,8 @@ class Choices(QWidget):
         for name in session.profile_choices():
             box.addItem(name, name)
         if found:
+            from desktop.services.model_listing import entry_label
+
             box.insertSeparator(box.count())
             for entry in found:
                 box.addItem(f"+ {entry_label(entry)}", entry)
