@@ -125,3 +125,28 @@ def test_the_settings_dialog_takes_a_gguf_file_and_refuses_a_text_file(
     assert saved.gguf == str(model) and saved.base_url is None and not saved.needs_key
     assert win.session.profile.name == "judge-7b"
     win.context.runner.shutdown()
+
+
+def test_closing_settings_ends_a_quality_check_still_judging(
+    qtbot, project: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """A real model on a CPU takes minutes over 32 demo answers: Cancel ends the check."""
+    from desktop.ui.settings_dialog import SettingsDialog
+
+    with OpenAIServer(answer="A", delay=0.3) as server:
+        save_profile(
+            ModelProfile(name="slow", model="m", base_url=server.base_url, needs_key=False)
+        )
+        win = window_on(qtbot, project, "slow", monkeypatch)
+        dialog = SettingsDialog(win, win.session)
+        qtbot.addWidget(dialog)
+        dialog.test_button.click()
+        qtbot.waitUntil(lambda: "of 32 answers" in dialog.test_result.text(), timeout=20_000)
+        task = dialog._task
+        dialog.reject()
+        assert task is not None
+        qtbot.waitUntil(task.done.is_set, timeout=10_000)
+        asked = len(completions(server))
+    assert asked < 20, asked  # 4 probes, the 8 in flight (concurrency 8), not all 32
+    assert load_profiles()["slow"].quality == {}
+    win.context.runner.shutdown()

@@ -254,5 +254,28 @@ def test_a_file_changed_since_the_last_listing_is_read_again(machine: dict[str, 
     assert "cut short" in again["Tiny-Q4_K_M.gguf"].problem
 
 
+def test_servers_are_asked_directly_never_through_a_proxy(
+    machine: dict[str, Path], servers: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("http_proxy", "HTTP_PROXY", "all_proxy"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")  # nothing listens there
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    kinds = [s.kind for s in find_models().servers]
+    assert kinds == ["Ollama", "LM Studio"]
+
+
+def test_an_older_ollama_s_blob_names_are_read_too(tmp_path: Path) -> None:
+    """Ollama once named blobs ``sha256:<hex>``, as the digest is written."""
+    store = tmp_path / "ollama"
+    blob = ollama_pull(
+        store, "registry.ollama.ai", "library", "old", "7b", write_gguf(tmp_path / "w.gguf")
+    )
+    colon = blob.with_name(blob.name.replace("sha256-", "sha256:"))
+    blob.rename(colon)
+    found = find_models({"OLLAMA_MODELS": str(store), "HOME": str(tmp_path)}, servers=False)
+    assert [(f.label, f.path) for f in found.files] == [("old:7b", str(colon))]
+
+
 def test_nothing_answers_on_closed_ports(machine: dict[str, Path]) -> None:
     assert find_models().servers == []  # conftest leaves every port out

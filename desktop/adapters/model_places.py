@@ -139,8 +139,10 @@ def ollama_models(place: Place) -> Iterator[ModelFile]:
         digest = _model_digest(manifest)
         if digest is None:
             continue
-        blob = place.folder / "blobs" / digest.replace(":", "-", 1)
-        if not blob.is_file():
+        # "sha256-<hex>"; releases before 0.1.x's move to dashes named it "sha256:<hex>"
+        names = (digest.replace(":", "-", 1), digest)
+        blob = next((b for b in (place.folder / "blobs" / n for n in names) if b.is_file()), None)
+        if blob is None:
             continue
         if host == OLLAMA_REGISTRY and namespace == OLLAMA_LIBRARY:
             label = f"{model}:{tag}"

@@ -4,6 +4,7 @@ remember it in the profile; reaching the server is ``endpoints``."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from dataclasses import dataclass, replace
 
 from desktop.adapters.local_server import MODEL_NAME
@@ -69,22 +70,30 @@ class ConnectionReport:
 
 
 def test_connection(
-    profile: ModelProfile, *, quality: bool = True, progress: Progress | None = None
+    profile: ModelProfile,
+    *,
+    quality: bool = True,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
 ) -> ConnectionReport:
     """List models and send tiny requests, so `auto` modes pick the shape this server takes;
     then judge demo pairs as a job would: with ``quality``, those with a known better
     response in both orders (how good the judge is, and whether it answers by position),
     else two pairs in one order (how long a pair takes)."""
-    return asyncio.run(_test(profile, quality, progress))
+    return asyncio.run(_test(profile, quality, progress, cancel))
 
 
 def test_and_remember(
-    profile: ModelProfile, *, quality: bool = True, progress: Progress | None = None
+    profile: ModelProfile,
+    *,
+    quality: bool = True,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
 ) -> ConnectionReport:
     """Test a profile and keep in it what its server can do, for `auto` modes, and what the
     quality check found: a judge whose verdicts flip when A and B swap judges both orders
     by default from then on."""
-    report = test_connection(profile, quality=quality, progress=progress)
+    report = test_connection(profile, quality=quality, progress=progress, cancel=cancel)
     changes: dict[str, object] = {}
     if not profile.local:  # the built-in server's shapes are known
         changes["capabilities"] = report.capabilities()
@@ -97,7 +106,10 @@ def test_and_remember(
 
 
 async def _test(
-    profile: ModelProfile, quality: bool, progress: Progress | None
+    profile: ModelProfile,
+    quality: bool,
+    progress: Progress | None,
+    cancel: threading.Event | None,
 ) -> ConnectionReport:
     endpoint = endpoint_for(profile)
     client = ModelClient(
@@ -163,7 +175,9 @@ async def _test(
         if not answers:
             return report
         tested = profile.with_changes(capabilities=report.capabilities())
-        judging = await check_judging(tested, endpoint, quality=quality, progress=progress)
+        judging = await check_judging(
+            tested, endpoint, quality=quality, progress=progress, cancel=cancel
+        )
         return replace(report, judging=judging)
     finally:
         await client.close()

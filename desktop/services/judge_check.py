@@ -12,6 +12,7 @@ quality figures; the quick one asks about two pairs in one order, which takes se
 from __future__ import annotations
 
 import tempfile
+import threading
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -83,6 +84,7 @@ async def check_judging(
     *,
     quality: bool = False,
     progress: Progress | None = None,
+    cancel: threading.Event | None = None,
 ) -> JudgeCheck:
     """Judge demo pairs with ``profile``: the first two, or with ``quality`` those with a
     known better response in both orders. A failed request is reported, not raised."""
@@ -100,7 +102,8 @@ async def check_judging(
         options = JobOptions(pair_ids=ids, swap=quality, one_order=not quality)
         job = judge_job(store, CHECK_RUBRIC, profile, options, endpoint=endpoint)
         summary = await job.run_async(
-            progress=(lambda state: progress(state.done, state.total)) if progress else None
+            progress=(lambda state: progress(state.done, state.total)) if progress else None,
+            cancel=cancel,
         )
         rows = outcomes(store)
         figures = None
@@ -110,6 +113,8 @@ async def check_judging(
     statuses = tuple(r[0] for r in rows)
     seconds = tuple(r[1] / 1000 for r in rows if r[0] != "error" and r[1] is not None)
     problem = summary.stopped or next((r[2] for r in rows if r[0] == "error"), None)
+    if summary.cancelled:
+        problem, figures = "cancelled", None
     return JudgeCheck(statuses, seconds, problem, len(ids), quality, figures)
 
 

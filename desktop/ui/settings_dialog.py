@@ -196,7 +196,9 @@ class SettingsDialog(QDialog):
         self.test_result.setText("testing…")
 
         def work(progress, cancel):  # type: ignore[no-untyped-def]
-            report = test_and_remember(profile, progress=lambda *state: progress(state))
+            report = test_and_remember(
+                profile, progress=lambda *state: progress(state), cancel=cancel
+            )
             return report.summary(profile.name)
 
         self._task = Task(work)
@@ -208,6 +210,13 @@ class SettingsDialog(QDialog):
         self._task.signals.finished.connect(self._tested)
         self._task.signals.failed.connect(self._tested)
         QThreadPool.globalInstance().start(self._task)
+
+    def done(self, result: int) -> None:
+        """Closing the dialog (Save, Cancel, Escape) ends a test still judging: a real model
+        on a CPU can take minutes over the demo pairs."""
+        if self._task is not None:
+            self._task.cancel.set()
+        super().done(result)
 
     def _tested(self, text: str) -> None:
         self.test_button.setEnabled(True)
