@@ -50,31 +50,34 @@ def test_the_demo_judge_says_it_is_a_demo(
 
 
 def test_an_order_inconsistent_judge_is_asked_in_both_orders_and_says_so(
-    qtbot, project: Path, server: OpenAIServer, tmp_path: Path, monkeypatch
+    qtbot, project: Path, tmp_path: Path, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
-    save_profile(
-        ModelProfile(
-            name="biased",
-            model="biased-model",
-            base_url=server.base_url,
-            needs_key=False,
-            swap=True,
-            quality={"picks": 16, "answers": 32, "kept": 0, "pairs": 16},
+    with OpenAIServer(answer="A") as server:  # A, whichever response is shown first
+        save_profile(
+            ModelProfile(
+                name="biased",
+                model="biased-model",
+                base_url=server.base_url,
+                needs_key=False,
+                swap=True,
+                quality={"picks": 16, "answers": 32, "kept": 0, "pairs": 16},
+            )
         )
-    )
-    win = window_on(qtbot, project, "biased", monkeypatch)
-    note = win.display.verdicts.judge_note
-    assert note.text() == (
-        "biased is asked in both orders: its test found its verdicts flip when A and B swap"
-        " (kept on 0 of 16 demo pairs); a flip shows as ~ and in the swap column."
-    )
-    press(qtbot, win, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)  # this pair only
-    qtbot.waitUntil(
-        lambda: not win.judging.running and len(completions(server)) >= 2, timeout=20_000
-    )
-    assert len(completions(server)) == 2  # one pair, both orders, without Ctrl+W
-    win.grab().save(str(tmp_path / "biased-judge-note.png"))
-    win.context.runner.shutdown()
+        win = window_on(qtbot, project, "biased", monkeypatch)
+        note = win.display.verdicts.judge_note
+        assert note.text() == (
+            "biased is asked in both orders: its test found its verdicts flip when A and B"
+            " swap (kept on 0 of 16 demo pairs); a flip shows as ~ and in the swap column."
+        )
+        press(qtbot, win, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)  # this pair only
+        qtbot.waitUntil(lambda: len(completions(server)) >= 2, timeout=20_000)
+        qtbot.waitUntil(lambda: not win.judging.running, timeout=20_000)
+        assert len(completions(server)) == 2  # one pair, both orders, without Ctrl+W
+        panel = win.display.verdicts
+        qtbot.waitUntil(lambda: panel.shown("overall").swap != "-", timeout=5_000)
+        assert panel.shown("overall").swap == "flip"
+        win.grab().save(str(tmp_path / "biased-judge-note.png"))
+        win.context.runner.shutdown()
 
 
 def test_the_ask_list_offers_a_model_found_on_this_machine(
