@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from desktop.adapters.store.project import ProjectStore
@@ -92,10 +93,13 @@ class ImportedAnswer(NamedTuple):
         return self.pair_id, self.judge_model, self.ord
 
 
+# Where a prepared row (see result_row) holds each of an ImportedAnswer's values, by name.
+_ANSWER_OF_ROW = itemgetter(*(_COLUMNS.index(name) for name in ImportedAnswer._fields))
+
+
 def imported_answer(row: Sequence[Any]) -> ImportedAnswer:
-    """The ImportedAnswer of a prepared row (see result_row), its values taken by name."""
-    named = dict(zip(_COLUMNS, row, strict=True))
-    return ImportedAnswer(*(named[name] for name in ImportedAnswer._fields))
+    """The ImportedAnswer of a prepared row (see result_row)."""
+    return ImportedAnswer._make(_ANSWER_OF_ROW(row))
 
 
 def imported_answers(

@@ -13,16 +13,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from desktop.domain.columns import resolve_columns
 from desktop.domain.results import Order
 from desktop.domain.verdicts import Verdict
 
+_NONE: Mapping[str, Any] = MappingProxyType({})
 
-@dataclass(frozen=True, slots=True)
-class FileAnswer:
+
+class FileAnswer(NamedTuple):
     """A model judge's answer that a record carries: stored as that judge's result
     (settings ``imported``), on the rubric the shape's ``judge_rubric`` records. Verdicts
     name the pair's own A and B, whichever ``order`` the judge was shown."""
@@ -30,13 +32,12 @@ class FileAnswer:
     judge: str
     verdicts: Mapping[str, Verdict]
     raw_completion: str
-    confidence: Mapping[str, float] = field(default_factory=dict)
-    preference: Mapping[str, Any] = field(default_factory=dict)  # as the file gave it
+    confidence: Mapping[str, float] = _NONE
+    preference: Mapping[str, Any] = _NONE  # as the file gave it
     order: Order = Order.AB
 
 
-@dataclass(frozen=True, slots=True)
-class FileVerdict:
+class FileVerdict(NamedTuple):
     """A person's verdict that a record carries: stored as that reviewer's verdict, mode
     ``imported``. Several on one pair are several reviewers."""
 
@@ -45,11 +46,10 @@ class FileVerdict:
     dimension: str = "overall"
 
 
-@dataclass(frozen=True, slots=True)
-class ShapedRecord:
+class ShapedRecord(NamedTuple):
     """What one record gives: the pair's fields (``domain.pairs.FIELDS``; its
     ``external_id``, where it has one, is the pair's id), the members kept with it, and
-    the verdicts it carries."""
+    the verdicts it carries. Named tuples: one is made for every record of a file."""
 
     fields: Mapping[str, str | None]
     metadata: Mapping[str, Any]

@@ -14,6 +14,8 @@ from desktop.domain.import_shapes.base import Columns, FileVerdict, Shape, Shape
 from desktop.domain.import_shapes.plain_pairs import kept, pair_fields
 from desktop.domain.verdicts import Verdict
 
+_MEMBERS = frozenset({"annotations"})  # read into verdicts, not kept as metadata
+
 
 class Href(Shape):
     name = "href"
@@ -24,16 +26,17 @@ class Href(Shape):
 
     def read(self, where: str, fields: Mapping[str, Any], columns: Columns) -> ShapedRecord:
         values = pair_fields(where, fields, columns)
+        reviews = []
         try:
             items = annotation_items(fields.get("annotations", []))
-            given = [
-                (who or f"annotator-{n}", annotation_verdict(value))
-                for n, (who, value) in enumerate(items, start=1)
-            ]
+            for n, (who, value) in enumerate(items, start=1):
+                verdict = annotation_verdict(value)
+                if verdict is not None:
+                    reviews.append(FileVerdict(who or f"annotator-{n}", verdict))
         except BadAnnotation as exc:
             raise ImportDataError(f"{where}: field 'annotations': {exc}") from None
-        reviews = tuple(FileVerdict(who, v) for who, v in given if v is not None)
-        return ShapedRecord(values, kept(fields, columns.members | {"annotations"}), (), reviews)
+        metadata = kept(fields, columns.members | _MEMBERS)
+        return ShapedRecord(values, metadata, (), tuple(reviews))
 
 
 def annotation_verdict(value: Any) -> Verdict | None:
