@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from desktop.services.exporting import EXPORT_FORMATS
-from desktop.services.importing import IMPORT_FORMATS
+from desktop.services.importing import FORMAT_HELP, IMPORT_FORMATS
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -15,10 +15,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("project", type=Path)
     p.set_defaults(func=cmd_new)
 
-    p = sub.add_parser("import", help="import pairs (CSV, JSONL, JSON, AlpacaEval, HREF)")
+    p = sub.add_parser("import", help="import pairs and the verdicts that come with them")
     p.add_argument("project", type=Path)
     p.add_argument("file", type=Path, help="a data file, or a folder: every data file under it")
-    p.add_argument("--format", default="auto", choices=IMPORT_FORMATS)
+    p.add_argument("--format", default="auto", choices=IMPORT_FORMATS, help=FORMAT_HELP)
     p.add_argument(
         "--map",
         action="append",

@@ -45,7 +45,9 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "ground_truth",
     ),
     "source": ("source", "source_text", "text", "context", "document", "passage"),
-    "external_id": ("id", "external_id", "pair_id", "uid", "question_id", "prompt_id"),
+    # Names of the pair. Not question_id or prompt_id: those name the question, which
+    # several pairs share (an MT-bench vote, an Arena battle); they stay metadata.
+    "external_id": ("id", "external_id", "pair_id", "uid"),
     "model_a": ("model_a", "generator_1", "generator_a", "model_1"),
     "model_b": ("model_b", "generator_2", "generator_b", "model_2"),
     "category": ("category", "dataset", "task", "type", "subset"),

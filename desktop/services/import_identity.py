@@ -10,9 +10,8 @@ by reading its file once more, on the error path only, so no memory is held per 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
-from desktop.adapters.store.pairs import identities_for_keys, identity_of, last_id
+from desktop.adapters.store.pairs import PairRow, identities_for_keys, last_id
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.errors import ImportDataError
 from desktop.domain.pairs import identity_clash
@@ -26,29 +25,30 @@ class IdCheck:
         self.conn, self.project, self.find_earlier = store.conn, store.path, find_earlier
         self.first_new_id = last_id(store) + 1  # pairs from here on were added by this import
 
-    def check(self, batch: Sequence[tuple[str, tuple[Any, ...]]]) -> None:
+    def check(self, batch: Sequence[tuple[str, PairRow]]) -> None:
         """``batch``: (where, prepared pairs row) in file order."""
-        keyed = [(where, row) for where, row in batch if row[1]]
+        keyed = [(where, row) for where, row in batch if row.external_id]
         if not keyed:
             return
-        known = identities_for_keys(self.conn, {row[0] for _, row in keyed})
-        seen: dict[str, tuple[str, dict[str, Any]]] = {}
+        known = identities_for_keys(self.conn, {row.pair_key for _, row in keyed})
+        seen: dict[str, tuple[str, PairRow]] = {}
         for where, row in keyed:
-            mine, key = identity_of(row), row[0]
+            key = row.pair_key
             if key in seen:
-                other, theirs = seen[key]
+                other, first = seen[key]
+                theirs = first._asdict()
             elif key in known:
                 pid, theirs = known[key]
-                other = self._place(pid, row[1])
+                other = self._place(pid, row.external_id)
+                seen[key] = (where, row)
             else:
-                seen[key] = (where, mine)
+                seen[key] = (where, row)
                 continue
-            seen.setdefault(key, (where, mine))
-            field = identity_clash(theirs, mine)
+            field = identity_clash(theirs, row._asdict())
             if field is not None:
                 raise ImportDataError(
-                    f"{where}: id {row[1]!r} is already used by {other}, which has a different"
-                    f" {field}; nothing was imported"
+                    f"{where}: id {row.external_id!r} is already used by {other}, which has a"
+                    f" different {field}; nothing was imported"
                 )
 
     def _place(self, pid: int, external_id: str) -> str:

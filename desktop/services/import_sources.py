@@ -18,31 +18,40 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.adapters.file_kinds import refuse_special
-from desktop.adapters.formats.readers import Record, member_with, read_records, sniff_format
-from desktop.domain.columns import resolve_columns
+from desktop.adapters.formats.readers import (
+    DATA_SUFFIXES,
+    Record,
+    member_with,
+    read_records,
+    sniff_format,
+)
 from desktop.domain.errors import ImportDataError
+from desktop.domain.import_shapes import Columns, Shape, detect
 
-DATA_SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".ndjson")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
 class Source:
     path: Path
-    fmt: str  # csv, jsonl or json
-    first: Record  # read ahead to learn the file's columns
+    fmt: str  # a physical format (readers.FORMATS)
+    first: Record  # read ahead to learn the file's kind and columns
     rest: Iterator[Record]
-    columns: dict[str, str]  # pair field -> the file's column
+    shape: Shape  # the kind of its records: named by the user, else its first record's
+    columns: Columns
 
 
 class Sources:
-    """The sources of one import, each opened only when the one before is done."""
+    """The sources of one import, each opened only when the one before is done. ``fmt``
+    and ``shape``: as the user named them, None to find them in each file."""
 
-    def __init__(self, path: Path, fmt: str | None, mapping: Mapping[str, str]) -> None:
+    def __init__(
+        self, path: Path, fmt: str | None, shape: Shape | None, mapping: Mapping[str, str]
+    ) -> None:
         if not (path.is_file() or path.is_dir()):
             refuse_special(path, expected="a data file or a folder", error=ImportDataError)
             raise ImportDataError(f"{path}: no such file or folder")
-        self.path, self.fmt, self.mapping = path, fmt, mapping
+        self.path, self.fmt, self.shape, self.mapping = path, fmt, shape, mapping
         self.count = 0
         self.skipped: list[str] = []  # under a folder: files without pairs
 
@@ -82,14 +91,15 @@ class Sources:
                 self.skipped.append(path.relative_to(self.path).as_posix())
                 return None
             raise ImportDataError(f"{path}: no records to import")
+        shape = self.shape or detect(first[1])
         try:
-            columns = resolve_columns(first[1].keys(), self.mapping, first[0])
+            columns = shape.columns(first[1].keys(), self.mapping, first[0])
         except ImportDataError:
             if not in_folder:
                 raise
             self.skipped.append(path.relative_to(self.path).as_posix())
             return None
-        return Source(path, fmt, first, records, columns)
+        return Source(path, fmt, first, records, shape, columns)
 
 
 def data_files(folder: Path) -> list[Path]:

@@ -22,11 +22,14 @@ Record = tuple[str, dict[str, Any]]
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 
 
-def read_csv(path: Path, fh: IO[str]) -> Iterator[Record]:
-    sample = fh.read(65536)
-    fh.seek(0)
-    first_line = sample.split("\n", 1)[0]
-    tabs = path.suffix.lower() == ".tsv" or ("\t" in first_line and "," not in first_line)
+def read_csv(path: Path, fh: IO[str], *, tabs: bool | None = None) -> Iterator[Record]:
+    """``tabs`` True reads TSV, False CSV; None takes tabs where the name ends in .tsv or
+    the first line has tabs and no comma."""
+    if tabs is None:
+        sample = fh.read(65536)
+        fh.seek(0)
+        first_line = sample.split("\n", 1)[0]
+        tabs = path.suffix.lower() == ".tsv" or ("\t" in first_line and "," not in first_line)
     dialect: type[csv.Dialect] = csv.excel_tab if tabs else csv.excel
     reader = csv.reader(fh, dialect, strict=True)
     header: list[str] = []

@@ -1,9 +1,12 @@
-"""Read records from CSV, JSONL and JSON files, each with the place it came from.
+"""Read records from the physical formats a data file may have (CSV, TSV, JSONL, JSON),
+each record with the place it came from.
 
 A record is ``(where, fields)``: ``where`` is how an error names it ("data.csv line 7",
 "data.json line 40 (record 12)"), so every import error points at the exact spot. Every
 format is read as a stream, one record at a time. Text that is not UTF-8 is refused with
-the line, and the field, of its first bad byte.
+the line, and the field, of its first bad byte. What the records mean (plain pairs, an
+AlpacaEval annotation, ...) is no concern of this module: that is an import shape's
+(``domain/import_shapes``).
 """
 
 from __future__ import annotations
@@ -11,9 +14,10 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from desktop.adapters.file_kinds import refuse_special
 from desktop.adapters.formats.csv_reader import Record, read_csv
@@ -28,20 +32,94 @@ from desktop.adapters.formats.json_stream import (
 from desktop.domain.errors import ImportDataError
 from desktop.domain.numerals import Numeral
 
-__all__ = ["FORMATS", "Record", "in_batches", "member_with", "read_records", "sniff_format"]
+__all__ = [
+    "DATA_SUFFIXES",
+    "FORMATS",
+    "Record",
+    "in_batches",
+    "member_with",
+    "read_records",
+    "sniff_format",
+]
 
-FORMATS = ("csv", "jsonl", "json")
 # What undecodable bytes become when read with errors="surrogateescape".
 _ESCAPED = re.compile("[\udc80-\udcff]")
+
+
+@dataclass(frozen=True)
+class Format:
+    """A physical format: the file names that mark it and how its records are read."""
+
+    name: str
+    suffixes: tuple[str, ...]
+    # (path, the open file, how undecodable bytes are read) -> records
+    read: Callable[[Path, Any, str], Iterator[Record]]
+    binary: bool = False  # opened as bytes: the reader decodes, and knows each line
+    # A file of this suffix may still hold another format: its first bytes decide.
+    suffix_decides: bool = True
+
+
+def _read_csv(path: Path, fh: IO[str], errors: str) -> Iterator[Record]:
+    return read_csv(path, fh)  # tabs where the name or the first line says so
+
+
+def _read_tsv(path: Path, fh: IO[str], errors: str) -> Iterator[Record]:
+    return read_csv(path, fh, tabs=True)
+
+
+def _read_jsonl(path: Path, fh: IO[str], errors: str) -> Iterator[Record]:
+    for number, line in enumerate(fh, start=1):
+        if not line.strip():
+            continue
+        where = f"{path} line {number}"
+        try:
+            value = DECODER.decode(line)
+        except BadValue as exc:
+            place = f", column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+            member = failing_member(line, 0)
+            field = f" in field {member!r}" if member is not None else ""
+            raise ImportDataError(f"{where}{place}{field}: {decode_error(exc)}") from None
+        if not isinstance(value, dict):
+            raise ImportDataError(f"{where}: expected a JSON object, got {_kind(value)}")
+        yield where, value
+
+
+def _read_json(path: Path, raw: IO[bytes], errors: str) -> Iterator[Record]:
+    try:
+        for number, line, value in iter_array(raw, errors):
+            where = f"{path} line {line} (record {number})"
+            if not isinstance(value, dict):
+                raise ImportDataError(f"{where}: expected a JSON object, got {_kind(value)}")
+            yield where, value
+    except JsonError as exc:
+        record = f" (record {exc.record})" if exc.record is not None else ""
+        field = f" in field {exc.member!r}" if exc.member is not None else ""
+        raise ImportDataError(
+            f"{path} line {exc.line}, column {exc.column}{record}{field}: {exc.what}"
+        ) from None
+
+
+# The physical formats, by name: ``--format`` takes these names, and a folder's data files
+# are the files with these suffixes.
+_TABLE = {
+    f.name: f
+    for f in (
+        Format("csv", (".csv",), _read_csv),
+        Format("tsv", (".tsv",), _read_tsv),
+        Format("jsonl", (".jsonl", ".ndjson"), _read_jsonl),
+        Format("json", (".json",), _read_json, binary=True, suffix_decides=False),
+    )
+}
+FORMATS = tuple(_TABLE)
+DATA_SUFFIXES = tuple(s for f in _TABLE.values() for s in f.suffixes)
+_BY_SUFFIX = {s: f.name for f in _TABLE.values() if f.suffix_decides for s in f.suffixes}
 
 
 def sniff_format(path: Path) -> str:
     """Guess the format from the name, then from the first non-blank character."""
     suffix = path.suffix.lower()
-    if suffix in (".csv", ".tsv"):
-        return "csv"
-    if suffix in (".jsonl", ".ndjson"):
-        return "jsonl"
+    if suffix in _BY_SUFFIX:
+        return _BY_SUFFIX[suffix]
     refuse_special(path, expected="a data file", error=ImportDataError)
     try:
         with path.open("rb") as fh:
@@ -106,52 +184,16 @@ def _checked(path: Path, fmt: str) -> Iterator[Record]:
 
 def _records(path: Path, fmt: str, errors: str) -> Iterator[Record]:
     refuse_special(path, expected="a data file", error=ImportDataError)  # never opened
+    form = _TABLE[fmt]
     try:
-        if fmt == "json":
+        if form.binary:
             fh: Any = path.open("rb")
         else:
             fh = path.open("r", encoding="utf-8-sig", errors=errors, newline="")
     except OSError as exc:
         raise ImportDataError(f"{path}: cannot be read ({exc.strerror})") from None
     with fh:
-        if fmt == "csv":
-            yield from read_csv(path, fh)
-        elif fmt == "jsonl":
-            yield from _read_jsonl(path, fh)
-        else:
-            yield from _read_json(path, fh, errors)
-
-
-def _read_jsonl(path: Path, fh: Any) -> Iterator[Record]:
-    for number, line in enumerate(fh, start=1):
-        if not line.strip():
-            continue
-        where = f"{path} line {number}"
-        try:
-            value = DECODER.decode(line)
-        except BadValue as exc:
-            place = f", column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-            member = failing_member(line, 0)
-            field = f" in field {member!r}" if member is not None else ""
-            raise ImportDataError(f"{where}{place}{field}: {decode_error(exc)}") from None
-        if not isinstance(value, dict):
-            raise ImportDataError(f"{where}: expected a JSON object, got {_kind(value)}")
-        yield where, value
-
-
-def _read_json(path: Path, raw: Any, errors: str) -> Iterator[Record]:
-    try:
-        for number, line, value in iter_array(raw, errors):
-            where = f"{path} line {line} (record {number})"
-            if not isinstance(value, dict):
-                raise ImportDataError(f"{where}: expected a JSON object, got {_kind(value)}")
-            yield where, value
-    except JsonError as exc:
-        record = f" (record {exc.record})" if exc.record is not None else ""
-        field = f" in field {exc.member!r}" if exc.member is not None else ""
-        raise ImportDataError(
-            f"{path} line {exc.line}, column {exc.column}{record}{field}: {exc.what}"
-        ) from None
+        yield from form.read(path, fh, errors)
 
 
 def _kind(value: Any) -> str:

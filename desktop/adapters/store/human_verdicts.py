@@ -79,16 +79,21 @@ def insert_verdict(store: ProjectStore, row: Mapping[str, Any]) -> None:
     store.conn.execute(_INSERT, [row[c] for c in _COLUMNS])
 
 
+class LatestRow(NamedTuple):
+    verdict: str | None  # as stored; None: withdrawn
+    created_at: str
+
+
 def latest_row(
     store: ProjectStore, pair_id: int, rubric: str, dimension: str, reviewer: str
-) -> tuple[str | None, str] | None:
-    """(verdict, created_at) of a reviewer's latest row, or None if they gave none."""
+) -> LatestRow | None:
+    """A reviewer's latest row, or None if they gave none."""
     row = store.conn.execute(
         "SELECT verdict, created_at FROM human_verdicts WHERE pair_id = ? AND rubric_name = ?"
         " AND dimension = ? AND reviewer = ? ORDER BY id DESC LIMIT 1",
         [pair_id, rubric, dimension, reviewer],
     ).fetchone()
-    return (row[0], row[1]) if row else None
+    return LatestRow(*row) if row else None
 
 
 def every_row(store: ProjectStore) -> Iterator[dict[str, Any]]:

@@ -5,14 +5,35 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from desktop.adapters.store.pair_keys import content_key
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.errors import TiebreakError
 from desktop.domain.pairs import FIELDS, IDENTITY_FIELDS, Pair
 
-PAIR_COLUMNS = ("pair_key", *FIELDS, "metadata")
+
+class PairRow(NamedTuple):
+    """A pairs row ready to insert, its values named as the table's columns: the key
+    (see ``pair_keys``), the pair's FIELDS, and its metadata as JSON text."""
+
+    pair_key: str
+    external_id: str | None
+    instruction: str | None
+    response_a: str | None
+    response_b: str | None
+    reference: str | None
+    source: str | None
+    model_a: str | None
+    model_b: str | None
+    category: str | None
+    metadata: str | None
+
+
+PAIR_COLUMNS = PairRow._fields  # the insert names each value where the row holds it
+_FIELD_COLUMNS = PAIR_COLUMNS[1:-1]  # FIELDS, in the order the row holds them
+if set(_FIELD_COLUMNS) != set(FIELDS):  # a field the row lacks would be dropped unseen
+    raise RuntimeError(f"PairRow's fields {_FIELD_COLUMNS} are not the pair's {FIELDS}")
 _INSERT = (
     f"INSERT INTO pairs ({', '.join(PAIR_COLUMNS)})"
     f" VALUES ({', '.join('?' * len(PAIR_COLUMNS))}) ON CONFLICT(pair_key) DO NOTHING"
@@ -24,16 +45,16 @@ def identity_of(row: Sequence[Any]) -> dict[str, Any]:
     return dict(zip(PAIR_COLUMNS, row, strict=True))
 
 
-def pair_row(pair: Pair) -> tuple[Any, ...]:
+def pair_row(pair: Pair) -> PairRow:
     metadata = json.dumps(pair.metadata, ensure_ascii=False) if pair.metadata else None
     return new_row({f: getattr(pair, f) for f in FIELDS}, metadata)
 
 
-def new_row(fields: Mapping[str, str | None], metadata: str | None) -> tuple[Any, ...]:
-    """A prepared pairs row (see PAIR_COLUMNS) of a pair's ``fields`` (one absent is
-    empty) and its metadata as JSON text, keyed as ``pair_keys`` says."""
-    key = content_key(fields.get("external_id"), *(fields.get(f) for f in IDENTITY_FIELDS))
-    return (key, *(fields.get(f) for f in FIELDS), metadata)
+def new_row(fields: Mapping[str, str | None], metadata: str | None) -> PairRow:
+    """A prepared pairs row of a pair's ``fields`` (one absent is empty) and its metadata
+    as JSON text, keyed as ``pair_keys`` says."""
+    key = content_key(fields.get("external_id"), *map(fields.get, IDENTITY_FIELDS))
+    return PairRow(key, *map(fields.get, _FIELD_COLUMNS), metadata)
 
 
 def insert_rows(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> int:

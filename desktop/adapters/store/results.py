@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import now
@@ -76,19 +77,45 @@ def save_result(store: ProjectStore, result: JudgeResult) -> None:
         insert_results(store.conn, [result_row(result)])
 
 
+class ImportedAnswer(NamedTuple):
+    """An answer an annotator's file gave, as stored: an import compares a file's answer
+    with the one the project holds in the same slot."""
+
+    pair_id: int
+    judge_model: str
+    ord: str
+    raw_completion: str | None
+    verdicts: str | None  # JSON text, as stored
+    confidence: str | None
+
+    @property
+    def slot(self) -> tuple[int, str, str]:
+        return self.pair_id, self.judge_model, self.ord
+
+
+# Where a prepared row (see result_row) holds each of an ImportedAnswer's values, by name.
+_ANSWER_OF_ROW = itemgetter(*(_COLUMNS.index(name) for name in ImportedAnswer._fields))
+
+
+def imported_answer(row: Sequence[Any]) -> ImportedAnswer:
+    """The ImportedAnswer of a prepared row (see result_row)."""
+    return ImportedAnswer._make(_ANSWER_OF_ROW(row))
+
+
 def imported_answers(
     store: ProjectStore, rubric_hash: str, pair_ids: Sequence[int]
-) -> Iterator[tuple[Any, ...]]:
-    """(pair id, judge, raw completion, verdicts, confidence) of what annotators' files
-    gave for these pairs (500 ids a query): an import compares a file's answers with them."""
+) -> Iterator[ImportedAnswer]:
+    """What annotators' files gave for these pairs (500 ids a query), each order."""
+    columns = ", ".join(ImportedAnswer._fields)
     for start in range(0, len(pair_ids), 500):
         chunk = pair_ids[start : start + 500]
-        yield from store.conn.execute(
-            "SELECT pair_id, judge_model, raw_completion, verdicts, confidence"
-            " FROM judge_results WHERE rubric_hash = ? AND settings_hash = 'imported'"
-            f" AND ord = 'AB' AND pair_id IN ({','.join('?' * len(chunk))})",
+        cursor = store.conn.execute(
+            f"SELECT {columns} FROM judge_results WHERE rubric_hash = ?"
+            " AND settings_hash = 'imported'"
+            f" AND pair_id IN ({','.join('?' * len(chunk))})",
             [rubric_hash, *chunk],
         )
+        yield from map(ImportedAnswer._make, cursor)
 
 
 def outcomes(store: ProjectStore) -> list[tuple[str, float | None, str | None]]:
