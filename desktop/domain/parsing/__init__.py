@@ -62,7 +62,12 @@ from desktop.domain.parsing.vocabulary import WORDS
 from desktop.domain.rubric import AnswerFormat, AnswerKind
 from desktop.domain.verdicts import Verdict
 
-__all__ = ["ParseOutcome", "parse_answer", "verdict_token_probabilities"]
+__all__ = ["MAX_ANSWER_CHARS", "ParseOutcome", "parse_answer", "verdict_token_probabilities"]
+
+#: The longest answer read, in characters (after chat tokens are cut). A judge's answer is
+#: a few thousand; a longer one is a parse failure, its raw text kept, so reading any
+#: answer takes bounded time and memory (every pattern below reads it in linear time).
+MAX_ANSWER_CHARS = 1_000_000
 
 # --- entry points ---------------------------------------------------------------------
 
@@ -79,6 +84,10 @@ def parse_answer(text: str, answer: AnswerFormat, dimensions: Sequence[str]) -> 
     text = clean(text)
     if not text:
         return fail("empty answer")
+    if len(text) > MAX_ANSWER_CHARS:
+        return fail(
+            f"answer too long to read: {len(text):,} characters (limit {MAX_ANSWER_CHARS:,})"
+        )
     if kind is AnswerKind.SINGLE:
         return parse_single(text, dimensions)
     if kind is AnswerKind.COMMA_LIST:
