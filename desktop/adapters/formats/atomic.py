@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
+from desktop.adapters.os_errors import path_too_long, reason
 from desktop.domain.errors import TiebreakError
 
 # SQLite keeps a project's uncommitted or not yet checkpointed pages in these files beside
@@ -40,7 +41,9 @@ def check_target(path: Path, *, keep: Path | None = None) -> Path:
     except FileNotFoundError:
         return target
     except OSError as exc:
-        raise TiebreakError(f"{path}: cannot be written ({exc.strerror})") from None
+        raise TiebreakError(
+            path_too_long(exc) or f"{path}: cannot be written ({exc.strerror})"
+        ) from None
     if stat.S_ISDIR(info.st_mode):
         raise TiebreakError(f"{path}: is a folder; name a file to write")
     if not stat.S_ISREG(info.st_mode):
@@ -70,8 +73,10 @@ def atomic_text_file(
         raise TiebreakError(f"{path.parent if str(path.parent) else '.'}: no such folder")
     try:
         mode = stat.S_IMODE(target.stat().st_mode)
+        left = "the old file is kept"
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
+        left = "nothing was written"
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:
@@ -83,6 +88,9 @@ def atomic_text_file(
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)
+    except OSError as exc:  # the disk full, a file-size limit, a quota: said, not a traceback
+        Path(tmp).unlink(missing_ok=True)
+        raise TiebreakError(f"{path}: cannot be written ({reason(exc)}); {left}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -59,6 +59,7 @@ from desktop.domain.parsing.free_text import clean, parse_comma_list, parse_sing
 from desktop.domain.parsing.json_answers import parse_json
 from desktop.domain.parsing.parse_outcome import ParseOutcome, fail
 from desktop.domain.parsing.vocabulary import WORDS
+from desktop.domain.results import LONE_SURROGATE
 from desktop.domain.rubric import AnswerFormat, AnswerKind
 from desktop.domain.verdicts import Verdict
 
@@ -76,6 +77,12 @@ def parse_answer(text: str, answer: AnswerFormat, dimensions: Sequence[str]) -> 
     """Parse one completion into a verdict for every dimension, or say why it can't."""
     if not dimensions:
         return fail("the rubric has no dimensions")
+    surrogate = LONE_SURROGATE.search(text)
+    if surrogate is not None:  # not text at all: no reading of it can be trusted
+        code, at = ord(surrogate.group()), surrogate.start() + 1
+        return fail(
+            f"the answer is not valid text: a lone surrogate U+{code:04X} at character {at:,}"
+        )
     kind = answer.kind
     if kind is AnswerKind.SINGLE and len(dimensions) == 1:
         quick = WORDS.get(text.strip().lower())  # the common case: a bare "A"
