@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -79,22 +80,27 @@ def checked_binop(op: str, left: Any, right: Any) -> Any:
     return checked_result(BINOPS[op](left, right))
 
 
-def checked_result(value: Any) -> Any:
+def checked_result(value: Any, current: Budget | None = None) -> Any:
     """What an operation built: past a value's limit it is refused; its memory is charged."""
-    current = active()
-    if isinstance(value, str | bytes):
-        current.size(len(value))
+    current = current or active()
+    kind = type(value)
+    if kind is str or isinstance(value, str | bytes):
+        if len(value) > current.max_produced:
+            current.size(len(value))
     elif isinstance(value, list | tuple | dict | set):
         current.size(len(value), _ITEMS)
-    elif is_int(value):
+    elif kind is int:
         check_int(value.bit_length())
-    current.charge(value)
+    current.add(sys.getsizeof(value))
     return value
+
+
+_PLAIN = frozenset((str, int, float, bool, type(None)))  # measured in O(1)
 
 
 def _measure_all(current: Budget, args: Iterable[Any], kwargs: Mapping[str, Any]) -> None:
     for value in (*args, *kwargs.values()):
-        if type(value) not in (str, int, float, bool):
+        if type(value) not in _PLAIN:
             current.measure(value)
 
 
@@ -202,10 +208,33 @@ def _sum_items(current: Budget, items: list[Any], start: Any) -> None:
     current.size(work // _STEP_FACTOR, "copies of {:,} items (summing lists)")
 
 
+# Filters with a size of their own to work out; the others only measure what they are given.
+_SIZED_FILTERS = frozenset(
+    ("join", "sum", "format", "replace", "indent", "wordwrap", "tojson", "pprint", *_GROWTH)
+)
+
+
 def guarded_filter(name: str, run: Callable[..., Any]) -> Callable[..., Any]:
     """A filter that checks the budget before it runs and its result after."""
     passed = getattr(run, "jinja_pass_arg", None)
     skip = 1 if passed is not None else 0  # the context, eval context or environment
+    if name not in _SIZED_FILTERS:
+
+        @functools.wraps(run)
+        def plain(*args: Any, **kwargs: Any) -> Any:
+            current = active()
+            current.tick()
+            for n, value in enumerate(args[skip:]):
+                if type(value) not in _PLAIN:
+                    current.measure(value)
+                elif n and type(value) is int and abs(value) > current.max_produced:
+                    current.size(abs(value), _WIDTH)  # a width or a count (batch, center)
+            if kwargs:
+                _measure_all(current, (), kwargs)
+                _widths(current, (), kwargs)
+            return checked_result(run(*args, **kwargs), current)
+
+        return plain
 
     @functools.wraps(run)
     def filtered(*args: Any, **kwargs: Any) -> Any:
@@ -225,7 +254,7 @@ def guarded_filter(name: str, run: Callable[..., Any]) -> Callable[..., Any]:
             _format_filter_size(current, value, rest, kwargs)
         else:
             check_sizes(name, value, rest, kwargs)
-        return checked_result(run(*args, **kwargs))
+        return checked_result(run(*args, **kwargs), current)
 
     return filtered
 
