@@ -62,6 +62,14 @@ def _user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "xdg-cache"))
     monkeypatch.delenv("TIEBREAK_CACHE_DIR", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    # Where models are looked for (tiebreak models, the window's "ask" list): the home
+    # folder is a temporary one, the tools' own folders unset, and no server port is asked,
+    # so no test reads the machine's model folders or talks to a server running on it.
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("TIEBREAK_MODEL_PATH", "LLAMA_CACHE", "HF_HUB_CACHE", "HF_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OLLAMA_MODELS", str(home / "no-ollama"))
+    monkeypatch.setenv("TIEBREAK_SERVER_PORTS", "ollama=0,lmstudio=0,llama.cpp=0")
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "tests.keyring_backends.MemoryKeyring")
 
 

@@ -264,7 +264,7 @@ def test_profile_test_local_judges_and_times_a_pair() -> None:
     """The first-run check a newcomer runs: one line that says judging works, and how fast."""
     require_llama()
     proc = subprocess.run(
-        [sys.executable, "-m", "desktop", "profile", "test", "local"],
+        [sys.executable, "-m", "desktop", "profile", "test", "local", "--quick"],
         capture_output=True,
         text=True,
         timeout=300,

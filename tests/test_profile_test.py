@@ -1,5 +1,6 @@
-"""`tiebreak profile test`: beyond listing models, it judges two demo pairs as a job would
-and reports the time per pair; it exits 1 when judging does not work, saying why."""
+"""`tiebreak profile test`: beyond listing models, it judges demo pairs as a job would and
+reports the time per pair (``--quick``: two pairs, one order; the quality figures of the full
+test are ``tests/test_profile_quality.py``'s); it exits 1 when judging does not work."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def save(server: OpenAIServer) -> None:
 def test_two_demo_pairs_are_judged_and_timed(capsys: pytest.CaptureFixture[str]) -> None:
     with OpenAIServer() as server:
         save(server)
-        assert main(["profile", "test", "t"]) == 0
+        assert main(["profile", "test", "t", "--quick"]) == 0
         judged = [r.json for r in generations(server) if "Human Response" in str(r.json)]
     out = capsys.readouterr().out
     assert out.startswith("profile t: answers;") and TIMES.search(out), out
@@ -41,7 +42,7 @@ def test_a_shape_the_server_refuses_is_a_no_not_a_problem(
     llama.cpp's grammar: the summary says "no", without the refusal's text."""
     with OpenAIServer(reject_grammar=True) as server:
         save(server)
-        assert main(["profile", "test", "t"]) == 0
+        assert main(["profile", "test", "t", "--quick"]) == 0
     out = capsys.readouterr().out
     assert "grammar no;" in out and TIMES.search(out), out
     assert "grammar" not in out.split("grammar no;")[1], out

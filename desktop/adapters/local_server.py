@@ -36,6 +36,11 @@ SERVER_NAME = "the offline model server"
 Command = Callable[[int, bool], list[str]]
 
 
+# Loopback requests never go through a proxy named in the environment (http_proxy): the
+# server is on this machine, and nothing about it leaves it.
+_LOOPBACK = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
 class LocalServerError(TiebreakError):
     """The local model cannot be started; the message says what to install or check."""
 
@@ -80,21 +85,33 @@ def llama_command(
     made by the server's process the first time; False reads the bundled file itself."""
 
     def command(port: int, logprobs: bool) -> list[str]:
-        if importlib.util.find_spec("llama_cpp") is None:
-            raise LocalServerError(
-                f"the offline judge needs llama-cpp-python[server]; {INSTALL_HINT}"
-            )
-        argv = [sys.executable, "-m", "desktop.adapters.llama_launch"]
-        if sixteen_bit:
-            argv += ["--sixteen-bit-copy-in", str(cache_dir())]
-        argv += ["--model", str(bundled_model()), "--model_alias", MODEL_NAME]
-        argv += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx)]
         chosen = server_options(logprobs=logprobs) if options is None else options
-        for name, value in chosen.items():
-            argv += [f"--{name}", value]
-        return argv
+        copies = cache_dir() if sixteen_bit else None
+        return launch_argv(bundled_model(), MODEL_NAME, port, n_ctx, chosen, copies)
 
     return command
+
+
+def launch_argv(
+    model: Path,
+    alias: str,
+    port: int,
+    n_ctx: int,
+    options: dict[str, str],
+    sixteen_bit_copy_in: Path | None = None,
+) -> list[str]:
+    """The command line of a server process: ``llama_launch`` (the model loaded without
+    extra buffer types) serving ``model`` as ``alias`` on 127.0.0.1:``port``."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise LocalServerError(f"the offline judge needs llama-cpp-python[server]; {INSTALL_HINT}")
+    argv = [sys.executable, "-m", "desktop.adapters.llama_launch"]
+    if sixteen_bit_copy_in is not None:
+        argv += ["--sixteen-bit-copy-in", str(sixteen_bit_copy_in)]
+    argv += ["--model", str(model), "--model_alias", alias]
+    argv += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx)]
+    for name, value in options.items():
+        argv += [f"--{name}", value]
+    return argv
 
 
 def exit_text(code: int) -> str:
@@ -114,10 +131,11 @@ class ServerExit:
 
     how: str  # "crashed (signal 11, SIGSEGV)", "exited (code 1)"
     last_line: str
+    server: str = SERVER_NAME  # which server, for a person
 
     @property
     def short(self) -> str:
-        return f"{SERVER_NAME} {self.how}"
+        return f"{self.server} {self.how}"
 
     def __str__(self) -> str:
         return f"{self.short}; last log line: {self.last_line}"
@@ -132,8 +150,10 @@ class LocalServer:
         n_ctx: int = 8192,
         startup_timeout: float = 120.0,
         command: Command | None = None,
+        name: str = SERVER_NAME,
     ) -> None:
         self.n_ctx = n_ctx
+        self.name = name  # "the offline model server", "the model server for x.gguf"
         self.startup_timeout = startup_timeout
         self.command = command or llama_command(n_ctx)
         self._proc: subprocess.Popen[bytes] | None = None
@@ -177,7 +197,7 @@ class LocalServer:
         code = proc.poll()
         if code is None:
             return None
-        return ServerExit(exit_text(code), self._log_tail())
+        return ServerExit(exit_text(code), self._log_tail(), self.name)
 
     def log_text(self) -> str:
         """What the running process has logged so far."""
@@ -206,18 +226,18 @@ class LocalServer:
             code = self._proc.poll()
             if code is not None:
                 tail = self._log_tail()
-                message = f"{SERVER_NAME} {exit_text(code)} at start; last log line: {tail}"
+                message = f"{self.name} {exit_text(code)} at start; last log line: {tail}"
                 self._stop_locked()
                 raise LocalServerError(message)
             try:
-                with urllib.request.urlopen(url + "/models", timeout=2) as response:
+                with _LOOPBACK.open(url + "/models", timeout=2) as response:
                     if response.status == 200:
                         return
             except (urllib.error.URLError, OSError):
                 pass
             time.sleep(0.2)
         self._stop_locked()
-        raise LocalServerError(f"{SERVER_NAME} did not answer within {self.startup_timeout:.0f} s")
+        raise LocalServerError(f"{self.name} did not answer within {self.startup_timeout:.0f} s")
 
     def _log_tail(self) -> str:
         lines = [ln for ln in self.log_text().splitlines() if ln.strip()]

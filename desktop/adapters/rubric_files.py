@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from desktop.adapters.file_kinds import refuse_special
 from desktop.adapters.formats.atomic import atomic_text_file
 from desktop.domain.errors import RubricError, TiebreakError
 from desktop.domain.rubric import AnswerFormat, AnswerKind, Decoding, Message, Rubric
@@ -37,6 +38,7 @@ def load_rubric(path: Path | str, *, check_templates: bool = True) -> Rubric:
     """Read and check one rubric file. The built-in files skip the template check (the
     test suite makes it), so start-up need not load Jinja2 before a prompt is rendered."""
     path = Path(path)
+    refuse_special(path, expected="a rubric file", error=RubricError)
     try:
         data = path.read_bytes()
     except FileNotFoundError:

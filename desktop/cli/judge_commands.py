@@ -1,4 +1,5 @@
-"""`tiebreak judge`, `key`, `profile`, `reparse` and `batch`: the judge engine's commands.
+"""`tiebreak judge`, `key`, `reparse` and `batch`: the judge engine's commands (model
+profiles and the models found on this machine: ``model_commands``).
 
 Building the parser loads this module for every command, so the judge engine (openai
 among it) is imported inside the commands that use it."""
@@ -11,9 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.cli.arg_types import positive_float, positive_int
-from desktop.domain.chat_formats import CHAT_FORMATS
 from desktop.domain.errors import TiebreakError
-from desktop.domain.profiles import API_MODES, STRUCTURED_MODES, ModelProfile
+from desktop.domain.profiles import API_MODES, ModelProfile
 
 if TYPE_CHECKING:
     from desktop.services.judging import JobOptions, JobProgress
@@ -29,6 +29,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--api-mode", choices=API_MODES)
     p.add_argument("--concurrency", type=positive_int)
     p.add_argument("--swap", action="store_true", help="judge both orders; flag disagreement")
+    p.add_argument(
+        "--one-order",
+        action="store_true",
+        help="one order, where the profile judges both by default (its test found it biased)",
+    )
     p.add_argument("--redo", action="store_true", help="ask again even where answered")
     p.add_argument("--limit", type=positive_int, help="judge at most N pairs not yet judged")
     p.add_argument("--where", help="an SQL condition on pair columns, e.g. \"category = 'math'\"")
@@ -43,26 +48,6 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     k.add_argument("--stdin", action="store_true")
     k = ksub.add_parser("clear")
     k.add_argument("profile")
-
-    p = sub.add_parser("profile", help="model profiles")
-    p.set_defaults(func=cmd_profile)
-    psub = p.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
-    q = psub.add_parser("list")
-    q.add_argument("--json", action="store_true")
-    q = psub.add_parser("add")
-    q.add_argument("name")
-    q.add_argument("--base-url", required=True)
-    q.add_argument("--model", required=True)
-    q.add_argument("--api-mode", default="chat", choices=API_MODES)
-    q.add_argument("--chat-format", default="chatml", choices=list(CHAT_FORMATS))
-    q.add_argument("--structured", default="auto", choices=STRUCTURED_MODES)
-    q.add_argument("--concurrency", type=positive_int, default=8)
-    q.add_argument("--timeout", type=positive_float, default=120.0)
-    q.add_argument("--no-logprobs", action="store_true")
-    q.add_argument("--key-env", default="OPENAI_API_KEY")
-    q.add_argument("--no-key", action="store_true", help="the server needs no key")
-    q = psub.add_parser("test", help="test the connection and record what the server supports")
-    q.add_argument("name")
 
     p = sub.add_parser("reparse", help="parse stored answers again, without calling the model")
     p.add_argument("project")
@@ -129,7 +114,14 @@ def cmd_judge(args: argparse.Namespace) -> int:
     profile = _profile(args)
     if args.api_mode:
         profile = profile.with_changes(api_mode=args.api_mode)
-    options = _options(args, concurrency=args.concurrency, fewshot=not args.no_fewshot)
+    if args.swap and args.one_order:
+        raise TiebreakError("--swap and --one-order contradict each other")
+    options = _options(
+        args,
+        concurrency=args.concurrency,
+        fewshot=not args.no_fewshot,
+        one_order=args.one_order,
+    )
     cancel = threading.Event()
     previous = signal.getsignal(signal.SIGINT)  # until the job runs, Ctrl+C interrupts
     try:
@@ -194,47 +186,6 @@ def cmd_key(args: argparse.Namespace) -> int:
     set_key(profile.name, key)
     print(f"profile {profile.name}: key saved in the keyring")
     return 0
-
-
-def cmd_profile(args: argparse.Namespace) -> int:
-    from desktop.adapters.keys import key_source
-    from desktop.adapters.profiles_file import get_profile, load_profiles, save_profile
-    from desktop.cli.terminal import print_json
-
-    if args.profile_command == "list":
-        profiles = load_profiles()
-        if args.json:
-            print_json({n: {**p.to_dict(), "key": key_source(p)} for n, p in profiles.items()})
-        else:
-            for p in profiles.values():
-                where = "built-in llama.cpp server" if p.local else p.base_url
-                print(
-                    f"{p.name:<16} {p.model:<28} {p.api_mode:<11} {where}  (key: {key_source(p)})"
-                )
-        return 0
-    if args.profile_command == "add":
-        profile = ModelProfile(
-            name=args.name,
-            model=args.model,
-            base_url=args.base_url,
-            api_mode=args.api_mode,
-            chat_format=args.chat_format,
-            structured=args.structured,
-            concurrency=args.concurrency,
-            timeout=args.timeout,
-            logprobs=not args.no_logprobs,
-            key_env=args.key_env,
-            needs_key=not args.no_key,
-        )
-        save_profile(profile)
-        print(f"saved profile {profile.name}")
-        return 0
-    from desktop.services.connection import test_and_remember
-
-    profile = get_profile(args.name)
-    report = test_and_remember(profile)
-    print(report.summary(profile.name))
-    return 0 if report.works else 1
 
 
 def cmd_reparse(args: argparse.Namespace) -> int:

@@ -20,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     ``set_defaults(func=...)``, the function that runs it), in the order --help lists them."""
     from desktop.cli import (
         judge_commands,
+        model_commands,
         project_commands,
         rubric_commands,
         verdict_commands,
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     rubric_commands.add_parsers(sub)
     verdict_commands.add_parsers(sub)
     judge_commands.add_parsers(sub)
+    model_commands.add_parsers(sub)
     return parser
 
 

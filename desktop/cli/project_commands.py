@@ -61,6 +61,7 @@ def cmd_new(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     from desktop.adapters.store import open_project
     from desktop.cli.progress import stderr_progress
+    from desktop.cli.terminal import one_line
     from desktop.domain.columns import parse_map_options
     from desktop.services.importing import import_file
 
@@ -74,13 +75,14 @@ def cmd_import(args: argparse.Namespace) -> int:
             rubric=args.rubric,
             progress=stderr_progress("imported records"),
         )
-    print(f"{args.file}: {report.summary()}")
+    print(one_line(f"{args.file}: {report.summary()}"))
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from desktop.adapters.store import open_project
     from desktop.cli.progress import stderr_progress
+    from desktop.cli.terminal import one_line
     from desktop.services.exporting import export_project, format_for
 
     fmt = args.format or format_for(args.out)
@@ -97,5 +99,5 @@ def cmd_export(args: argparse.Namespace) -> int:
     what = (
         f" (rubric {report.rubric}, judge {report.judge_model or 'none'})" if report.rubric else ""
     )
-    print(f"{args.out}: {report.rows:,} rows{what}{report.guard_note}")
+    print(one_line(f"{args.out}: {report.rows:,} rows{what}{report.guard_note}"))
     return 0

@@ -104,10 +104,12 @@ def cmd_rubric_add(args: argparse.Namespace) -> int:
 
 
 def _read_rubric_file(args: argparse.Namespace):
+    from desktop.adapters.file_kinds import refuse_special
     from desktop.adapters.rubric_files import load_rubric
     from desktop.domain.template_import import rubric_from_template
 
     path: Path = args.file
+    refuse_special(path, expected="a rubric file")
     if not path.is_file():
         raise TiebreakError(f"{path}: no such file")
     if path.suffix.lower() == ".toml":

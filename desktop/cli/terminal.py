@@ -19,6 +19,8 @@ from typing import Any, TextIO
 
 # C0 controls except tab and newline, DEL, and the C1 controls.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Every control character, newline and tab included.
+_CONTROL_ALL = re.compile("[\x00-\x1f\x7f-\x9f]")
 # What JSON leaves raw with ensure_ascii=False: DEL and C1 (it escapes C0 itself).
 _JSON_RAW = re.compile("[\x7f-\x9f]")
 
@@ -26,6 +28,12 @@ _JSON_RAW = re.compile("[\x7f-\x9f]")
 def shown(text: str) -> str:
     """``text`` with its control characters (but newline and tab) written as ``\\xNN``."""
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def one_line(text: str) -> str:
+    """``text`` with newline and tab escaped too (``\\x0a``): a summary line that names a
+    file keeps to one line whatever the file's name holds."""
+    return _CONTROL_ALL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def json_text(value: object) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from desktop.domain.numerals import as_numeral
 from desktop.domain.verdicts import Verdict
 
 
@@ -41,17 +42,11 @@ def preference_verdict(value: Any) -> tuple[Verdict, float | None] | None:
     return verdict, (round(p, 6) if fractional else None)
 
 
-def preference_as_given(value: Any) -> int | float:
-    """A valid ``preference`` as the file wrote it: an integer stays an integer, anything
-    else is the float the text denotes (every digit a JSON or CSV number can carry)."""
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            return float(value)
-    return float(value)
+def preference_as_given(value: Any) -> Any:
+    """A valid ``preference`` as the file wrote it: its text, every digit kept (a
+    :class:`Numeral`, which JSON writes as that number); a number given as a number stays
+    one."""
+    return as_numeral(value) if isinstance(value, str) else value
 
 
 def annotation_verdict(value: Any) -> Verdict | None:

@@ -66,6 +66,15 @@ def parse_map_options(options: Iterable[str]) -> dict[str, str]:
             raise ImportDataError(
                 f"--map {option!r}: unknown field {field!r} (known: {', '.join(FIELDS)})"
             )
+        if field in out:
+            raise ImportDataError(f"--map {field}: given twice ({out[field]!r} and {column!r})")
+        # One column for two fields would show the same text as both responses.
+        other = next((f for f, c in out.items() if c == column), None)
+        if other is not None:
+            raise ImportDataError(
+                f"--map {other}={column} and --map {field}={column}: one column for two"
+                " fields; each field needs a column of its own"
+            )
         out[field] = column
     return out
 

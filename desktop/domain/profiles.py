@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import PurePath
 from typing import Any
 
 from desktop.domain.errors import TiebreakError
@@ -30,8 +31,17 @@ class ModelProfile:
     key_env: str = "OPENAI_API_KEY"
     needs_key: bool = True
     local: bool = False
+    # A GGUF file the app serves itself, as it serves the built-in model.
+    gguf: str | None = None
+    n_ctx: int | None = None  # a GGUF server's context size; None: chosen from file and machine
+    n_threads: int | None = None  # its threads; None: half the cores, as the built-in server
+    # Judge both orders unless told otherwise: set where `profile test` found the model's
+    # verdicts flip when A and B are swapped, so its position bias shows as flags.
+    swap: bool = False
     # What "Test connection" found the server can do; fills in the "auto" modes.
     capabilities: dict[str, bool] = field(default_factory=dict)
+    # What `profile test` measured on the demo pairs with a known better answer.
+    quality: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.api_mode not in API_MODES:
@@ -46,6 +56,14 @@ class ModelProfile:
             raise TiebreakError(
                 f"profile {self.name}: concurrency, timeout and retries must be positive"
             )
+        if any(v is not None and v < 1 for v in (self.n_ctx, self.n_threads)):
+            raise TiebreakError(f"profile {self.name}: n_ctx and n_threads must be positive")
+
+    @property
+    def served_here(self) -> bool:
+        """The app starts this profile's server itself (llama.cpp's): the built-in model,
+        or a GGUF file."""
+        return self.local or self.gguf is not None
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -74,7 +92,7 @@ class ModelProfile:
             return "json_schema"
         if self.capabilities.get("json_object"):
             return "json_object"
-        if self.local or _is_loopback(self.base_url):
+        if self.served_here or _is_loopback(self.base_url):
             return "json_object"
         return "json_schema"
 
@@ -82,12 +100,12 @@ class ModelProfile:
         """Whether a free-text answer (one verdict, a comma list) is constrained by a GBNF
         grammar, as a JSON answer is by a schema: never with structured output off; else
         whether Test connection found the server takes one; untested, only the built-in
-        server (llama.cpp's), since other servers may refuse the field."""
+        server (llama.cpp's, built-in or a GGUF file), since other servers may refuse it."""
         if self.structured == "off":
             return False
         if "grammar" in self.capabilities:
             return bool(self.capabilities["grammar"])
-        return self.local
+        return self.served_here
 
 
 def local_profile() -> ModelProfile:
@@ -102,6 +120,20 @@ def local_profile() -> ModelProfile:
         needs_key=False,
         local=True,
     )
+
+
+def gguf_profile(name: str, path: str, **settings: Any) -> ModelProfile:
+    """A profile for a GGUF file the app serves: the judge named after the file, asked one
+    request at a time as the built-in server is (llama.cpp's server answers one at a time)."""
+    base: dict[str, Any] = {
+        "model": PurePath(path).stem,
+        "gguf": path,
+        "api_mode": "chat",
+        "concurrency": 1,
+        "timeout": 600.0,
+        "needs_key": False,
+    }
+    return ModelProfile(name=name, **{**base, **settings})
 
 
 def settings_hash(

@@ -49,8 +49,9 @@ class JudgeResult:
     status: Status
     verdicts: dict[str, Verdict] = field(default_factory=dict)
     confidence: dict[str, float] = field(default_factory=dict)
-    # As a file gave it (AlpacaEval: 1 + P(B is better)), where it said more than A/B/tie.
-    preference: dict[str, float] = field(default_factory=dict)
+    # As a file gave it (AlpacaEval: 1 + P(B is better)), where it said more than A/B/tie:
+    # its text, every digit (a Numeral), stored as that JSON number.
+    preference: dict[str, float | str] = field(default_factory=dict)
     raw_completion: str | None = None
     error: str | None = None
     request_hash: str | None = None

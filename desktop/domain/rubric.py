@@ -60,6 +60,16 @@ class Decoding:
         return {"temperature": self.temperature, "max_tokens": self.max_tokens}
 
 
+def dimension_problem(dim: str) -> str | None:
+    """Why ``dim`` cannot name a dimension, or None. A dimension names export columns
+    (``<dim>_model`` ...), so it is a plain word: letters, digits, - or _, starting with a
+    letter, so that no header cell starts a spreadsheet formula (``-1_model``) or a
+    number."""
+    if dim[:1].isalpha() and dim.replace("-", "").replace("_", "").isalnum():
+        return None
+    return f"dimension {dim!r} must be letters, digits, - or _, starting with a letter"
+
+
 @dataclass(frozen=True)
 class Rubric:
     name: str
@@ -77,11 +87,10 @@ class Rubric:
             raise RubricError(f"rubric name {self.name!r} must be letters, digits, - or _")
         if not self.dimensions:
             raise RubricError(f"rubric {self.name}: no dimensions")
-        for dim in self.dimensions:  # they name export columns: no spaces or separators
-            if not dim or not dim.replace("-", "").replace("_", "").isalnum():
-                raise RubricError(
-                    f"rubric {self.name}: dimension {dim!r} must be letters, digits, - or _"
-                )
+        for dim in self.dimensions:
+            problem = dimension_problem(dim)
+            if problem is not None:
+                raise RubricError(f"rubric {self.name}: {problem}")
         if len(set(self.dimensions)) != len(self.dimensions):
             raise RubricError(f"rubric {self.name}: a dimension is listed twice")
         single = self.answer.kind in (AnswerKind.SINGLE, AnswerKind.JSON_CHOICE)

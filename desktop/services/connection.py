@@ -4,6 +4,7 @@ remember it in the profile; reaching the server is ``endpoints``."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from dataclasses import dataclass, replace
 
 from desktop.adapters.local_server import MODEL_NAME
@@ -13,7 +14,7 @@ from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.requests import ModelRequest
 from desktop.services.endpoints import endpoint_for
-from desktop.services.judge_check import JudgeCheck, check_judging
+from desktop.services.judge_check import JudgeCheck, Progress, check_judging
 
 PROBE_SCHEMA = {
     "type": "object",
@@ -68,21 +69,48 @@ class ConnectionReport:
         }
 
 
-def test_connection(profile: ModelProfile) -> ConnectionReport:
+def test_connection(
+    profile: ModelProfile,
+    *,
+    quality: bool = True,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+) -> ConnectionReport:
     """List models and send tiny requests, so `auto` modes pick the shape this server takes;
-    then judge two demo pairs as a job would, to time a pair."""
-    return asyncio.run(_test(profile))
+    then judge demo pairs as a job would: with ``quality``, those with a known better
+    response in both orders (how good the judge is, and whether it answers by position),
+    else two pairs in one order (how long a pair takes)."""
+    return asyncio.run(_test(profile, quality, progress, cancel))
 
 
-def test_and_remember(profile: ModelProfile) -> ConnectionReport:
-    """Test a profile and keep what its server can do in the profile, for `auto` modes."""
-    report = test_connection(profile)
-    if not profile.local:
-        save_profile(profile.with_changes(capabilities=report.capabilities()))
+def test_and_remember(
+    profile: ModelProfile,
+    *,
+    quality: bool = True,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+) -> ConnectionReport:
+    """Test a profile and keep in it what its server can do, for `auto` modes, and what the
+    quality check found: a judge whose verdicts flip when A and B swap judges both orders
+    by default from then on."""
+    report = test_connection(profile, quality=quality, progress=progress, cancel=cancel)
+    changes: dict[str, object] = {}
+    if not profile.local:  # the built-in server's shapes are known
+        changes["capabilities"] = report.capabilities()
+    figures = report.judging.quality if report.judging else None
+    if figures is not None and figures.pairs:
+        changes.update(quality=figures.to_dict(), swap=not figures.order_consistent)
+    if changes:
+        save_profile(profile.with_changes(**changes))
     return report
 
 
-async def _test(profile: ModelProfile) -> ConnectionReport:
+async def _test(
+    profile: ModelProfile,
+    quality: bool,
+    progress: Progress | None,
+    cancel: threading.Event | None,
+) -> ConnectionReport:
     endpoint = endpoint_for(profile)
     client = ModelClient(
         endpoint.base_url, endpoint.api_key, timeout=min(profile.timeout, 60), max_retries=1
@@ -147,6 +175,9 @@ async def _test(profile: ModelProfile) -> ConnectionReport:
         if not answers:
             return report
         tested = profile.with_changes(capabilities=report.capabilities())
-        return replace(report, judging=await check_judging(tested, endpoint))
+        judging = await check_judging(
+            tested, endpoint, quality=quality, progress=progress, cancel=cancel
+        )
+        return replace(report, judging=judging)
     finally:
         await client.close()

@@ -1,10 +1,12 @@
-"""From a profile to a live endpoint: the built-in offline server started if the profile
-is the local one, the key found for any other."""
+"""From a profile to a live endpoint: the built-in offline server, or the server for the
+profile's GGUF file, started where the app serves the model; the key found for any other."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
+from desktop.adapters.gguf_server import gguf_server
 from desktop.adapters.keys import get_key
 from desktop.adapters.local_server import LocalServer, local_server
 from desktop.domain.errors import TiebreakError
@@ -21,8 +23,8 @@ class Endpoint:
 def endpoint_for(profile: ModelProfile, *, logprobs: bool = True) -> Endpoint:
     """Where to send requests for a profile; starts the built-in local server on demand,
     able to give ``logprobs`` if they will be asked for."""
-    if profile.local:
-        server = local_server()
+    if profile.served_here:
+        server = model_server(profile)
         return Endpoint(server.ensure_started(logprobs=logprobs), None, server)
     if not profile.base_url:
         raise TiebreakError(f"profile {profile.name}: no base URL")
@@ -33,6 +35,16 @@ def endpoint_for(profile: ModelProfile, *, logprobs: bool = True) -> Endpoint:
             f" or set {profile.key_env}"
         )
     return Endpoint(profile.base_url, key)
+
+
+def model_server(profile: ModelProfile) -> LocalServer:
+    """The server the app runs for a profile it serves (not started yet); a GGUF file is
+    checked first, and refused in one line if it cannot run here."""
+    if profile.gguf is None:
+        return local_server()
+    return gguf_server(
+        Path(profile.gguf), profile.model, n_ctx=profile.n_ctx, threads=profile.n_threads
+    )
 
 
 def ad_hoc_profile(base_url: str, model: str) -> ModelProfile:

@@ -21,6 +21,7 @@ from desktop.adapters.store.human_verdicts import dimensions_with_verdicts
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import judge_models
 from desktop.adapters.store.rubrics import latest_rubric, rubric_names
+from desktop.domain import numerals
 from desktop.domain.dimension_view import human_consensus, judge_view, worst_status
 from desktop.domain.errors import TiebreakError
 from desktop.domain.verdicts import final_verdict
@@ -28,6 +29,7 @@ from desktop.domain.verdicts import final_verdict
 EXPORT_FORMATS = ("csv", "jsonl")
 # Verdict and confidence JSON repeats across rows; parse each distinct text once.
 _loads = functools.lru_cache(maxsize=65536)(json.loads)
+_preferences = functools.lru_cache(maxsize=65536)(numerals.loads)  # digits as given
 
 
 @dataclass(frozen=True)
@@ -126,18 +128,17 @@ def export_project(
     with atomic_text_file(out, newline="" if fmt == "csv" else None, keep=store.path) as fh:
         if fmt == "csv":
             writer = csv.writer(fh)
-            writer.writerow(columns)
+            # A header names a dimension, which an older rubric may have begun with "-".
+            writer.writerow([guard.cell(c) for c in columns] if guard else columns)
             for row in rows:
                 writer.writerow(row)
                 count += 1
                 if progress and count % 5000 == 0:
                     progress(count)
         else:
+            numbered = tuple(columns.index(f"{d}_preference") for d in dims)
             for row in rows:
-                record = dict(zip(columns, row, strict=True))
-                if record["metadata"]:
-                    record["metadata"] = json.loads(record["metadata"])
-                fh.write(json.dumps(record, ensure_ascii=False))
+                fh.write(_json_line(columns, row, numbered))
                 fh.write("\n")
                 count += 1
                 if progress and count % 5000 == 0:
@@ -168,7 +169,7 @@ def _rows(
         fc = _loads(ab_c) if ab_c else {}
         bv = _loads(ba_v) if ba_v else {}
         bc = _loads(ba_c) if ba_c else {}
-        prefs = _loads(row[n_pair + 9]) if row[n_pair + 9] else {}
+        prefs = _preferences(row[n_pair + 9]) if row[n_pair + 9] else {}
         model_cell = text(judge_model or "") if status else ""  # each row: each cell counted
         out = [*_blank(row[:n_pair], text), text(rubric), model_cell, status]
         by_dim: dict[str, list[str]] = {}
@@ -196,6 +197,21 @@ def _rows(
             ]
         out.append(text(row[n_pair] or ""))
         yield out
+
+
+def _json_line(columns: tuple[str, ...], row: list[Any], numbered: tuple[int, ...]) -> str:
+    """One row as a JSON object. Numbers an imported file gave (a preference at the
+    ``numbered`` cells, numbers in metadata) are written as the file wrote them; only such
+    a row takes the slower writer."""
+    record = dict(zip(columns, row, strict=True))
+    metadata = record["metadata"]
+    if metadata:
+        record["metadata"] = metadata = numerals.loads(metadata)
+    if numerals.holds_numeral(metadata) or any(
+        isinstance(row[i], numerals.Numeral) for i in numbered
+    ):
+        return numerals.to_json(record)
+    return json.dumps(record, ensure_ascii=False)
 
 
 def _blank(values: tuple[Any, ...], text: Callable[[str], str]) -> list[Any]:

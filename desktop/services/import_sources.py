@@ -5,7 +5,8 @@ Under a folder, a data file is any file whose name ends in .csv, .tsv, .json, .j
 folders) are left out, and so are links to folders. A data file whose records name no
 pair (no instruction and two responses, such as AlpacaEval's ``model_outputs.json``, one
 output per record) or that holds no record is skipped and named in the report; a data file
-that cannot be read, or has a bad record, stops the whole import.
+that cannot be read (a named pipe or a device among them, refused unopened), or has a bad
+record, stops the whole import.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop.adapters.file_kinds import refuse_special
 from desktop.adapters.formats.readers import Record, member_with, read_records, sniff_format
 from desktop.domain.columns import resolve_columns
 from desktop.domain.errors import ImportDataError
@@ -38,6 +40,7 @@ class Sources:
 
     def __init__(self, path: Path, fmt: str | None, mapping: Mapping[str, str]) -> None:
         if not (path.is_file() or path.is_dir()):
+            refuse_special(path, expected="a data file or a folder", error=ImportDataError)
             raise ImportDataError(f"{path}: no such file or folder")
         self.path, self.fmt, self.mapping = path, fmt, mapping
         self.count = 0

@@ -38,11 +38,15 @@ from desktop.domain.annotations import (
 )
 from desktop.domain.columns import REQUIRED
 from desktop.domain.errors import ImportDataError
+from desktop.domain.numerals import to_json
 from desktop.domain.results import JudgeResult, Order, Status
+from desktop.domain.verdicts import Verdict
 from desktop.services.import_identity import IdCheck
 from desktop.services.import_sources import Source, Sources, unstorable_text
 
-IMPORT_FORMATS = ("auto", *FORMATS, "alpaca-eval", "href")
+# Records that carry verdicts, and the members of a record that hold them.
+KINDS = {"alpaca-eval": ("preference", "annotator", "raw_completion"), "href": ("annotations",)}
+IMPORT_FORMATS = ("auto", *FORMATS, *KINDS)
 ALPACA_RUBRIC = "alpaca-eval"
 HREF_RUBRIC = "href-overall"
 BATCH = 2000
@@ -112,8 +116,7 @@ def import_file(
     job = _Job(store, rubric)
     with store.bulk_write(), store.transaction():
         for source in plan:
-            kind = _kind(fmt, source.first[1])
-            job.start_file(source, kind)
+            job.start_file(source, _kind(fmt, source.first[1]), sniffed=fmt not in KINDS)
             for batch in in_batches(source.first, source.rest, BATCH):
                 job.write(batch)
                 if progress and len(batch) == BATCH:
@@ -137,7 +140,7 @@ def import_file(
 
 
 def _kind(fmt: str, sample: Mapping[str, Any]) -> str:
-    if fmt in ("alpaca-eval", "href"):
+    if fmt in KINDS:
         return fmt
     if "preference" in sample:
         return "alpaca-eval"
@@ -163,16 +166,20 @@ class _Job:
         self.ids = IdCheck(store, self._find_earlier)
         self.rubric_hash = ""
 
-    def start_file(self, source: Source, kind: str) -> None:
-        self.source, self.kind, self.columns = source, kind, source.columns
-        self.kinds.append(kind)
+    def start_file(self, source: Source, kind: str, *, sniffed: bool) -> None:
+        """``sniffed``: the kind was read off the first record, so a later record that
+        carries verdicts (a ``preference`` first given in record 2) still has them read."""
+        self.source, self.columns, self.sniffed = source, source.columns, sniffed
         self.done.append(source)
-        self.used = set(self.columns.values()) | {
-            "preference",
-            "annotations",
-            "annotator",
-            "raw_completion",
-        }
+        self.kinds.append(kind)
+        self._set_kind(kind)
+
+    def _set_kind(self, kind: str) -> None:
+        self.kinds[-1] = self.kind = kind
+        # Members read into the pair, and those read into its verdicts; any other member
+        # (an `annotations` in an AlpacaEval file) is kept as metadata.
+        self.pair_members = set(self.columns.values())
+        self.used = self.pair_members | set(KINDS.get(kind, ()))
         self.rubric = self.rubric_name or (ALPACA_RUBRIC if kind == "alpaca-eval" else HREF_RUBRIC)
         if kind == "alpaca-eval":
             text = json.dumps(
@@ -204,7 +211,22 @@ class _Job:
             raise error from None
 
     def _write(self, batch: list[Record]) -> None:
-        rows = [self._row(where, fields) for where, fields in batch]
+        if self.kind == "pairs" and self.sniffed:
+            for _, fields in batch:
+                if "preference" in fields or "annotations" in fields:
+                    self._set_kind(_kind("auto", fields))  # no record before this one did
+                    break
+        alpaca = self.kind == "alpaca-eval"
+        rows, preferences = [], []
+        for where, fields in batch:
+            values = self._values(where, fields)
+            got = self._preference(where, fields) if alpaca else None
+            # A record without a preference has no verdict to hold its annotator and raw
+            # completion: they stay with the pair, as metadata.
+            used = self.used if got is not None or not alpaca else self.pair_members
+            metadata = {k: v for k, v in fields.items() if k not in used}
+            rows.append(new_row(values, to_json(metadata) if metadata else None))
+            preferences.append(got)
         self.ids.check([(where, row) for (where, _), row in zip(batch, rows, strict=True)])
         self.added += insert_rows(self.store.conn, rows)
         self.records += len(batch)
@@ -212,10 +234,17 @@ class _Job:
             return
         keys = [row[0] for row in rows]
         ids = ids_for_keys(self.store.conn, keys)
-        if self.kind == "alpaca-eval":
-            self._alpaca(batch, keys, ids)
+        if alpaca:
+            self._alpaca(batch, preferences, keys, ids)
         else:
             self._href(batch, keys, ids)
+
+    @staticmethod
+    def _preference(where: str, fields: Mapping[str, Any]) -> tuple[Verdict, float | None] | None:
+        try:
+            return preference_verdict(fields.get("preference"))
+        except BadAnnotation as exc:
+            raise ImportDataError(f"{where}: field 'preference': {exc}") from None
 
     def _find_earlier(self, external_id: str) -> str | None:
         for source in self.done:
@@ -228,8 +257,8 @@ class _Job:
                     return where
         return None
 
-    def _row(self, where: str, fields: Mapping[str, Any]) -> tuple[Any, ...]:
-        """The pairs-table row of one record (see PAIR_COLUMNS), checked field by field."""
+    def _values(self, where: str, fields: Mapping[str, Any]) -> dict[str, str | None]:
+        """The pair fields of one record, checked field by field."""
         values: dict[str, str | None] = {}
         for field, column in self.columns.items():
             value = fields.get(column)
@@ -251,16 +280,17 @@ class _Job:
                 )
             else:
                 values[field] = str(value)
-        metadata = {k: v for k, v in fields.items() if k not in self.used}
-        return new_row(values, json.dumps(metadata, ensure_ascii=False) if metadata else None)
+        return values
 
-    def _alpaca(self, batch: list[Record], keys: list[str], ids: dict[str, int]) -> None:
+    def _alpaca(
+        self,
+        batch: list[Record],
+        preferences: list[tuple[Verdict, float | None] | None],
+        keys: list[str],
+        ids: dict[str, int],
+    ) -> None:
         rows = []
-        for (where, fields), key in zip(batch, keys, strict=True):
-            try:
-                got = preference_verdict(fields.get("preference"))
-            except BadAnnotation as exc:
-                raise ImportDataError(f"{where}: field 'preference': {exc}") from None
+        for (_, fields), got, key in zip(batch, preferences, keys, strict=True):
             if got is None:
                 continue
             verdict, confidence = got
@@ -348,5 +378,5 @@ def _raw_completion(fields: Mapping[str, Any]) -> str:
     if isinstance(raw, str):
         return raw
     if raw is not None:
-        return json.dumps(raw, ensure_ascii=False)
-    return json.dumps({"preference": fields.get("preference")})
+        return to_json(raw)
+    return to_json({"preference": fields.get("preference")})

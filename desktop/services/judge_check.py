@@ -1,56 +1,93 @@
-"""A real judge run on two demo pairs, so "Test connection" says whether judging works on
-this machine and how long a pair takes, not only whether the server lists its models.
+"""A real judge run on demo pairs, so "Test connection" says whether judging works on this
+machine, how long a pair takes and how good the judge is, not only whether the server lists
+its models.
 
 The pairs are judged by a ``JudgeJob`` into a throw-away project, exactly as Ctrl+J judges
 them (the same prompt, structured output, grammar, and a crashed server's restart), with
-the one-verdict ``href-overall`` rubric, so the check takes seconds with the offline model.
+the one-verdict ``href-overall`` rubric. The full check asks about the demo pairs whose
+better response is known (``resources/demo_known_better.toml``) in both orders, for the
+quality figures; the quick one asks about two pairs in one order, which takes seconds.
 """
 
 from __future__ import annotations
 
 import tempfile
+import threading
+import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.adapters.store import open_project
+from desktop.adapters.store.pair_records import PairRecord, iter_pair_records
+from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import outcomes
+from desktop.domain.judge_quality import QualityFigures, quality_figures
 from desktop.domain.profiles import ModelProfile
+from desktop.domain.verdicts import Verdict
 from desktop.resources import resources_dir
 
 if TYPE_CHECKING:
     from desktop.services.endpoints import Endpoint
 
 CHECK_RUBRIC = "href-overall"
-CHECK_PAIRS = 2
+CHECK_PAIRS = 2  # the quick check's
+KNOWN_BETTER = "demo_known_better.toml"
+
+# (answers done, answers in all), as the check goes
+Progress = Callable[[int, int], None]
+
+
+def known_better() -> dict[str, Verdict]:
+    """Demo pair id -> the response known to be better."""
+    with open(resources_dir() / KNOWN_BETTER, "rb") as handle:
+        data = tomllib.load(handle)
+    return {pair: Verdict(entry["better"]) for pair, entry in data.items()}
 
 
 @dataclass(frozen=True)
 class JudgeCheck:
-    statuses: tuple[str, ...]  # per pair judged: "ok", "parse-failure" or "error"
-    seconds: tuple[float, ...]  # per answered pair, in order
+    statuses: tuple[str, ...]  # per answer: "ok", "parse-failure" or "error"
+    seconds: tuple[float, ...]  # per answer received, in order
     problem: str | None  # why judging failed, if it did
+    pairs: int = CHECK_PAIRS
+    both_orders: bool = False
+    quality: QualityFigures | None = None  # the full check's figures
 
     @property
     def works(self) -> bool:
         """Every pair got an answer (a parse failure is an answer: the model spoke)."""
-        return self.problem is None and len(self.seconds) == CHECK_PAIRS
+        asked = self.pairs * (2 if self.both_orders else 1)
+        return self.problem is None and len(self.seconds) == asked
 
     def summary(self) -> str:
         if not self.works:
             return f"judging does NOT work: {self.problem or 'no answer'}"
         first, *rest = self.seconds
-        text = f"judged {CHECK_PAIRS} demo pairs ({CHECK_RUBRIC}): first {first:.1f} s"
+        orders = ", both orders" if self.both_orders else ""
+        text = f"judged {self.pairs} demo pairs ({CHECK_RUBRIC}{orders}): first {first:.1f} s"
         if rest:  # later pairs reuse the rubric's prompt the server has already read
-            text += f", then {sum(rest) / len(rest):.1f} s per pair"
+            unit = "answer" if self.both_orders else "pair"
+            text += f", then {sum(rest) / len(rest):.1f} s per {unit}"
         failures = self.statuses.count("parse-failure")
         if failures:
             text += f"; {failures} answer(s) could not be read"
+        if self.quality is not None:
+            text += f"; {self.quality.summary()}"
         return text
 
 
-async def check_judging(profile: ModelProfile, endpoint: Endpoint) -> JudgeCheck:
-    """Judge the first demo pairs with ``profile``; a failed request is reported, not raised."""
+async def check_judging(
+    profile: ModelProfile,
+    endpoint: Endpoint,
+    *,
+    quality: bool = False,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+) -> JudgeCheck:
+    """Judge demo pairs with ``profile``: the first two, or with ``quality`` those with a
+    known better response in both orders. A failed request is reported, not raised."""
     from desktop.services.importing import import_file
     from desktop.services.judging import JobOptions
     from desktop.services.judging.setup import judge_job
@@ -60,11 +97,34 @@ async def check_judging(profile: ModelProfile, endpoint: Endpoint) -> JudgeCheck
         open_project(Path(folder) / "check.tiebreak", create=True) as store,
     ):
         import_file(store, resources_dir() / "demo_pairs.jsonl")
-        options = JobOptions(pair_ids=list(range(1, CHECK_PAIRS + 1)))
+        known = known_better() if quality else {}
+        ids = _pair_ids(store, known) if quality else list(range(1, CHECK_PAIRS + 1))
+        options = JobOptions(pair_ids=ids, swap=quality, one_order=not quality)
         job = judge_job(store, CHECK_RUBRIC, profile, options, endpoint=endpoint)
-        summary = await job.run_async()
+        summary = await job.run_async(
+            progress=(lambda state: progress(state.done, state.total)) if progress else None,
+            cancel=cancel,
+        )
         rows = outcomes(store)
+        figures = None
+        if quality:
+            records = iter_pair_records(store, CHECK_RUBRIC, profile.model)
+            figures = quality_figures(known, (_answers(r) for r in records))
     statuses = tuple(r[0] for r in rows)
     seconds = tuple(r[1] / 1000 for r in rows if r[0] != "error" and r[1] is not None)
     problem = summary.stopped or next((r[2] for r in rows if r[0] == "error"), None)
-    return JudgeCheck(statuses, seconds, problem)
+    if summary.cancelled:
+        problem, figures = "cancelled", None
+    return JudgeCheck(statuses, seconds, problem, len(ids), quality, figures)
+
+
+def _pair_ids(store: ProjectStore, known: dict[str, Verdict]) -> list[int]:
+    records = iter_pair_records(store, CHECK_RUBRIC, None)
+    return [r.id for r in records if r.external_id in known]
+
+
+def _answers(record: PairRecord) -> tuple[str, Verdict | None, Verdict | None]:
+    dim = "overall"
+    ab = record.ab.verdicts.get(dim) if record.ab else None
+    ba = record.ba.verdicts.get(dim) if record.ba else None
+    return record.external_id or "", ab, ba

@@ -16,8 +16,9 @@ from desktop.adapters.store import human_verdicts, open_project
 from desktop.adapters.store.pairs import get_pair
 from desktop.adapters.store.rubrics import rubric_names
 from desktop.domain.errors import TiebreakError
+from desktop.domain.judge_quality import QualityFigures
 from desktop.domain.pairs import Pair
-from desktop.domain.profiles import ModelProfile
+from desktop.domain.profiles import ModelProfile, local_profile
 from desktop.domain.verdicts import Verdict
 from desktop.services import judges, pair_list, pair_verdicts
 from desktop.services.app_settings import AppSettings
@@ -25,6 +26,13 @@ from desktop.services.overrides import default_reviewer, override
 from desktop.services.project_rubrics import dimensions_for, rubric_choices
 
 Work = Callable[[Callable[[Any], None], threading.Event], Any]
+
+DEMO_MODEL = local_profile().model  # the built-in judge, SmolLM2-135M
+DEMO_NOTE = (
+    "SmolLM2-135M is a demo judge: it answers mostly by position, so its verdicts are"
+    " noise, not labels. Judge with a real model: Settings → GGUF file, or `tiebreak"
+    " models` for the models already on this machine."
+)
 DEFAULT_RUBRIC = "just-eval"  # constrained JSON: every verdict parses, even from the local model
 
 
@@ -71,6 +79,23 @@ class ReviewSession:
         self.rubric_name = name
         self.store.set_setting("rubric", name)
         self.shown_judge = self._latest_judge()
+
+    def found_models_work(self) -> Work:
+        """The models on this machine that no profile serves yet (GGUF files in the usual
+        folders, running servers' models), found off the GUI thread for the "ask" list."""
+
+        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
+            from desktop.services.model_listing import find_models, not_yet_profiles
+
+            return not_yet_profiles(find_models().entries(), load_profiles().values())
+
+        return work
+
+    def add_found_profile(self, entry: Any) -> None:
+        """Make a profile of a model found on this machine, and ask it from now on."""
+        from desktop.services.model_listing import add_found
+
+        self.choose_profile(add_found(entry).name)
 
     def choose_profile(self, name: str) -> None:
         """The profile Ctrl+J asks; whose verdicts are shown is chosen apart."""
@@ -160,6 +185,24 @@ class ReviewSession:
                 text += f" — {detail.error}"
             parts.append(text)
         return f"judge: {self.judge_model} — " + "; ".join(parts)
+
+    def judge_note(self) -> str:
+        """What a reviewer must know about the judge whose verdicts are shown: that the
+        built-in model is a demo, and that a judge found order-inconsistent is asked in
+        both orders. Empty when there is nothing to say."""
+        notes = []
+        judge = self.judge_model
+        if judge == DEMO_MODEL:
+            notes.append(DEMO_NOTE)
+        profile = self.profile
+        if profile.swap and judge == profile.model:
+            figures = QualityFigures.from_dict(profile.quality)
+            kept = f" (kept on {figures.kept} of {figures.pairs} demo pairs)" if figures else ""
+            notes.append(
+                f"{profile.name} is asked in both orders: its test found its verdicts flip"
+                f" when A and B swap{kept}; a flip shows as ~ and in the swap column."
+            )
+        return "\n".join(notes)
 
     def counts(self) -> tuple[int, int, int]:
         return pair_list.counts(self.store, self.rubric_name, self.judge_model)

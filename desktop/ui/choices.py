@@ -65,8 +65,19 @@ class Choices(QWidget):
         self.judge_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.judge_box.currentIndexChanged.connect(self._judge_chosen)
         self.profile_box = QComboBox()
-        self.profile_box.setToolTip("The model profile that Ctrl+J and Ctrl+Shift+J ask")
-        self.profile_box.currentTextChanged.connect(self._profile_chosen)
+        self.profile_box.setToolTip(
+            "The model profile that Ctrl+J and Ctrl+Shift+J ask; below it, models found on"
+            " this machine (GGUF files, running servers): choosing one makes it a profile"
+        )
+        self.profile_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.profile_box.currentIndexChanged.connect(self._profile_chosen)
+        self.found_models: list = []  # type: ignore[type-arg]
+        self._found = Refresher(
+            context.runner,
+            lambda: context.session.found_models_work(),
+            self._offer_found,
+            lambda message: None,  # nothing found is nothing to offer
+        )
         self._judges = Refresher(
             context.runner,
             lambda: context.session.judges_work(),
@@ -96,12 +107,36 @@ class Choices(QWidget):
         self.rubric_box.addItems(session.rubric_choices())
         self.rubric_box.setCurrentText(session.rubric_name)
         self.rubric_box.blockSignals(False)
-        self.profile_box.blockSignals(True)
-        self.profile_box.clear()
-        self.profile_box.addItems(session.profile_choices())
-        self.profile_box.setCurrentText(session.profile.name)
-        self.profile_box.blockSignals(False)
+        self._fill_profiles(self.found_models)
         self._fill_judges(session.judge_names())
+
+    def find_models(self) -> None:
+        """Look for models on this machine off the GUI thread, and offer them below the
+        profiles (after the window's first frame: the search loads what showing a pair
+        does not need)."""
+        self._found.request()
+
+    def _fill_profiles(self, found: list) -> None:  # type: ignore[type-arg]
+        """The profiles, the one Ctrl+J asks selected; then the models ``found`` on this
+        machine that are no profile yet."""
+        session = self.context.session
+        box = self.profile_box
+        box.blockSignals(True)
+        box.clear()
+        for name in session.profile_choices():
+            box.addItem(name, name)
+        if found:
+            from desktop.services.model_listing import entry_label
+
+            box.insertSeparator(box.count())
+            for entry in found:
+                box.addItem(f"+ {entry_label(entry)}", entry)
+        box.setCurrentIndex(max(0, box.findData(session.profile.name)))
+        box.blockSignals(False)
+
+    def _offer_found(self, found: list) -> None:  # type: ignore[type-arg]
+        self.found_models = found
+        self._fill_profiles(found)
 
     # ---- the judge whose verdicts are shown ----------------------------------------------
     def _fill_judges(self, choices: list[JudgeChoice]) -> None:
@@ -168,13 +203,21 @@ class Choices(QWidget):
             self.refresh_judges()
             self.rubricChanged.emit()
 
-    def _profile_chosen(self, name: str) -> None:
+    def _profile_chosen(self, index: int) -> None:
         session = self.context.session
-        if name and name != session.profile.name:
-            try:
-                session.choose_profile(name)
-            except TiebreakError as exc:
-                self.context.error(str(exc))
-                return
-            save_settings(self.context.settings)  # the next start asks the same model
-            self.profileChanged.emit()
+        chosen = self.profile_box.itemData(index)
+        if chosen is None or chosen == session.profile.name:
+            return
+        try:
+            if isinstance(chosen, str):
+                session.choose_profile(chosen)
+            else:  # a model found on this machine: a profile from now on
+                session.add_found_profile(chosen)
+                self._fill_profiles([e for e in self.found_models if e is not chosen])
+                self.context.say(f"new profile {session.profile.name}: Ctrl+J asks it", 6000)
+        except TiebreakError as exc:
+            self.context.error(str(exc))
+            self._fill_profiles(self.found_models)
+            return
+        save_settings(self.context.settings)  # the next start asks the same model
+        self.profileChanged.emit()

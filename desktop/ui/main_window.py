@@ -121,6 +121,7 @@ class MainWindow(QMainWindow):
         self.project_label.setText(session.path.name)
         self.setWindowTitle(f"{session.path.name} — Tiebreak")
         self.choices.fill()
+        self.after_first_paint(self.choices.find_models)
         self.display.verdicts.set_dimensions(session.dimensions)
         self.pairs.reload(keep=session.saved_position())
         self.after_first_paint(self.counts.refresh)  # the pair shows first, then the figures

@@ -41,5 +41,8 @@ class PairDisplay(QSplitter):
         self.verdicts.show_views(views, blind=self.context.settings.blind)
         self.verdicts.note.setText(next(iter(views.notes.values()), "") if views else "")
         self.verdicts.judge_info.setText(session.judge_summary(views))
+        note = session.judge_note()
+        self.verdicts.judge_note.setText(note)
+        self.verdicts.judge_note.setVisible(bool(note))
         if session.current:
             self.pairs.update_row(session.list_row(session.current.id))

@@ -1,7 +1,10 @@
 """Settings: the reviewer's name, font size, and model profiles with Test connection and
-a key field that saves to the OS keyring (never to a file)."""
+a key field that saves to the OS keyring (never to a file). A profile is a server (base URL
+and model) or a GGUF file the app serves itself ("Choose file…")."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from PySide6.QtCore import Qt, QThreadPool
 from PySide6.QtWidgets import (
@@ -11,6 +14,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QGroupBox,
+    QHBoxLayout,
     QLineEdit,
     QPushButton,
     QSpinBox,
@@ -20,10 +24,11 @@ from PySide6.QtWidgets import (
 from desktop.adapters.keys import key_source, set_key, set_session_key
 from desktop.adapters.profiles_file import load_profiles, save_profile
 from desktop.domain.errors import TiebreakError
-from desktop.domain.profiles import ModelProfile
+from desktop.domain.profiles import ModelProfile, gguf_profile
 from desktop.services.app_settings import save_settings
 from desktop.services.session import ReviewSession
-from desktop.ui.dialogs import ask, lay_out, warn
+from desktop.ui import dialogs
+from desktop.ui.dialogs import ask, lay_out
 from desktop.ui.plain_text import PlainLabel
 from desktop.ui.workers import Task
 
@@ -49,6 +54,14 @@ class SettingsDialog(QDialog):
         self.profile.currentTextChanged.connect(self._show_profile)
         self.name = QLineEdit()
         self.base_url = QLineEdit()
+        self.gguf = QLineEdit()
+        self.gguf.setPlaceholderText("a GGUF model file, served by the app (no server needed)")
+        self.gguf.textChanged.connect(self._gguf_changed)
+        self.choose_gguf = QPushButton("Choose file…")
+        self.choose_gguf.clicked.connect(self._choose_gguf)
+        gguf_row = QHBoxLayout()
+        gguf_row.addWidget(self.gguf, 1)
+        gguf_row.addWidget(self.choose_gguf)
         self.model = QLineEdit()
         self.api_mode = QComboBox()
         self.api_mode.addItems(["chat", "completions"])
@@ -69,6 +82,7 @@ class SettingsDialog(QDialog):
         form.addRow("Profile", self.profile)
         form.addRow("Name", self.name)
         form.addRow("Base URL", self.base_url)
+        form.addRow("GGUF file", gguf_row)
         form.addRow("Model", self.model)
         form.addRow("API mode", self.api_mode)
         form.addRow("Concurrency", self.concurrency)
@@ -97,20 +111,59 @@ class SettingsDialog(QDialog):
         self.api_mode.setCurrentText(profile.api_mode if profile else "chat")
         self.concurrency.setValue(profile.concurrency if profile else 8)
         self.logprobs.setChecked(profile.logprobs if profile else True)
-        for widget in (self.name, self.base_url, self.model, self.key):
+        self.gguf.setText((profile.gguf or "") if profile else "")
+        for widget in (self.name, self.model, self.gguf, self.choose_gguf):
             widget.setEnabled(not local)
+        self._gguf_changed()
+        if local:
+            self.base_url.setEnabled(False)
+            self.key.setEnabled(False)
         self.key_state.setText(
-            "built-in llama.cpp server, no key needed"
+            "built-in llama.cpp server with a demo model (SmolLM2-135M), no key needed"
             if local
+            else "llama.cpp server for this file, started by the app; no key needed"
+            if self.gguf.text().strip()
             else f"key: {key_source(profile) if profile else 'none'}"
         )
+
+    def _gguf_changed(self) -> None:
+        """A GGUF file needs no server address and no key."""
+        served = bool(self.gguf.text().strip())
+        self.base_url.setEnabled(not served)
+        self.key.setEnabled(not served)
+
+    def _choose_gguf(self) -> None:
+        path = dialogs.open_file(
+            self, "Choose a GGUF model file", "GGUF models (*.gguf);;All files (*)"
+        )
+        if path is None:
+            return
+        self.gguf.setText(str(path))
+        if not self.model.text().strip() or self.profile.currentText() == "(new profile)":
+            self.model.setText(path.stem)
+        if not self.name.text().strip():
+            self.name.setText(path.stem.lower())
 
     def _profile_from_form(self) -> ModelProfile:
         name = self.name.text().strip()
         if not name or not self.model.text().strip():
             raise TiebreakError("a profile needs a name and a model")
+        gguf = self.gguf.text().strip()
+        if gguf:
+            from desktop.adapters.gguf_server import check_gguf
+
+            check_gguf(Path(gguf))  # one line naming the file, where it cannot run here
+            base = self.profiles.get(name) or gguf_profile(name, gguf)
+            return base.with_changes(
+                gguf=str(Path(gguf).resolve()),
+                model=self.model.text().strip(),
+                base_url=None,
+                needs_key=False,
+                logprobs=self.logprobs.isChecked(),
+            )
         base = self.profiles.get(name) or ModelProfile(name=name, model=self.model.text().strip())
         return base.with_changes(
+            gguf=None,
             model=self.model.text().strip(),
             base_url=self.base_url.text().strip() or None,
             api_mode=self.api_mode.currentText(),
@@ -120,7 +173,7 @@ class SettingsDialog(QDialog):
 
     def _store_key(self, profile: ModelProfile) -> None:
         key = self.key.text().strip()
-        if not key or profile.local:
+        if not key or profile.served_here:
             return
         try:
             set_key(profile.name, key)
@@ -141,10 +194,29 @@ class SettingsDialog(QDialog):
             return
         self.test_button.setEnabled(False)
         self.test_result.setText("testing…")
-        self._task = Task(lambda progress, cancel: test_and_remember(profile).summary(profile.name))
+
+        def work(progress, cancel):  # type: ignore[no-untyped-def]
+            report = test_and_remember(
+                profile, progress=lambda *state: progress(state), cancel=cancel
+            )
+            return report.summary(profile.name)
+
+        self._task = Task(work)
+        self._task.signals.progress.connect(
+            lambda state: self.test_result.setText(
+                f"testing… {state[0]} of {state[1]} answers on the demo pairs"
+            )
+        )
         self._task.signals.finished.connect(self._tested)
         self._task.signals.failed.connect(self._tested)
         QThreadPool.globalInstance().start(self._task)
+
+    def done(self, result: int) -> None:
+        """Closing the dialog (Save, Cancel, Escape) ends a test still judging: a real model
+        on a CPU can take minutes over the demo pairs."""
+        if self._task is not None:
+            self._task.cancel.set()
+        super().done(result)
 
     def _tested(self, text: str) -> None:
         self.test_button.setEnabled(True)
@@ -162,7 +234,7 @@ class SettingsDialog(QDialog):
             save_profile(profile)
             self.session.choose_profile(profile.name)
         except TiebreakError as exc:
-            warn(self, str(exc))
+            dialogs.warn(self, str(exc))
             return
         settings = self.session.settings
         settings.reviewer = self.reviewer.text().strip()

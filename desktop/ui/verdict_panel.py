@@ -97,6 +97,12 @@ class VerdictPanel(QWidget):
         prompt.clicked.connect(self.showPrompt.emit)
         self.judge_info = PlainLabel("")
         self.judge_info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # What the reviewer must know about that judge (a demo model; asked in both orders).
+        self.judge_note = PlainLabel("")
+        self.judge_note.setWordWrap(True)
+        self.judge_note.setObjectName("judgeNote")
+        self.judge_note.setStyleSheet("#judgeNote { color: palette(link); }")
+        self.judge_note.hide()
         bottom = QHBoxLayout()
         bottom.addWidget(PlainLabel("note:"))
         bottom.addWidget(self.note, 1)
@@ -106,6 +112,7 @@ class VerdictPanel(QWidget):
         layout.setContentsMargins(6, 4, 6, 4)
         layout.addLayout(self._grid)
         layout.addWidget(self.judge_info)
+        layout.addWidget(self.judge_note)
         layout.addLayout(bottom)
 
     @property

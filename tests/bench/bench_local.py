@@ -33,6 +33,11 @@ request errors, a server cannot start), never because a target is missed.
     .venv/bin/python tests/bench/bench_local.py            # 20 pairs x 6 rubrics x 2 orders
     .venv/bin/python tests/bench/bench_local.py --quick    # 2 pairs, 3 rubrics (CI)
     .venv/bin/python tests/bench/bench_local.py --sweep    # thread and batch settings
+    .venv/bin/python tests/bench/bench_local.py --gguf     # a GGUF profile, the same file
+    .venv/bin/python tests/bench/bench_local.py --models   # tiebreak models over 1,000 files
+    .venv/bin/python tests/bench/bench_local.py --models --quick   # 100 files (CI)
+
+``--gguf`` and ``--models`` are ``tests/bench/gguf_bench.py``'s (it says what they measure).
 """
 
 from __future__ import annotations
@@ -135,7 +140,8 @@ class Setup:
         return seconds
 
     def _job(self, path: Path, rubric: str, pair_id: int, swap: bool) -> float:
-        profile = local_profile().with_changes(capabilities={"grammar": self.grammar})
+        base = getattr(self, "profile", None) or local_profile()
+        profile = base.with_changes(capabilities={"grammar": self.grammar})
         with open_project(path) as store:
             job = JudgeJob(
                 store,
@@ -313,7 +319,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweep", action="store_true", help="thread and batch settings")
     parser.add_argument("--rubric", action="append", help="only these rubrics (repeatable)")
     parser.add_argument("--variant", action="append", help="with --sweep: only these settings")
+    parser.add_argument("--gguf", action="store_true", help="a GGUF profile, the same file")
+    parser.add_argument(
+        "--models", type=int, nargs="?", const=0, metavar="N", help="list N GGUF files"
+    )
     args = parser.parse_args(argv)
+    if args.models is not None:
+        from tests.bench.gguf_bench import models_listing
+
+        count = args.models or (100 if args.quick else 1000)
+        with tempfile.TemporaryDirectory(prefix="tiebreak-bench-models-") as folder:
+            report = {"benchmark": "local", "mode": "models"}
+            report.update(models_listing(count, Path(folder)))
+        print(json.dumps(report, indent=2))
+        return 0
     pairs = args.pairs or (2 if args.quick else 20)
     names = args.rubric or (
         list(QUICK_RUBRICS) if args.quick else [p.stem for p in prompts_dir().glob("*.toml")]
@@ -322,6 +341,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.sweep:
         setups = sweep_setups(args.variant)
         rubrics = args.rubric or [SWEEP_RUBRIC]
+    elif args.gguf:
+        from tests.bench.gguf_bench import gguf_setups
+
+        setups = gguf_setups(Setup, COPY_TYPE)
     else:
         setups = [
             Setup("today", today_options(), grammar=False),
@@ -334,6 +357,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             for setup in setups:
                 setup.start(Path(folder))
+                if args.gguf:  # the built-in server makes the 16-bit copy the other reads
+                    setup.server.ensure_started(logprobs=False)
             run(setups, rubrics, list(range(1, pairs + 1)), swap=True)
             results = compare(setups, rubrics, pairs)
         finally:
@@ -342,7 +367,13 @@ def main(argv: list[str] | None = None) -> int:
                     setup.server.stop()
     report: dict[str, Any] = {
         "benchmark": "local",
-        "mode": "sweep" if args.sweep else ("quick" if args.quick else "full"),
+        "mode": "sweep"
+        if args.sweep
+        else "gguf"
+        if args.gguf
+        else "quick"
+        if args.quick
+        else "full",
         "pairs": pairs,
         "orders": 2,
         "rubrics": rubrics,
@@ -352,7 +383,11 @@ def main(argv: list[str] | None = None) -> int:
         "results": results,
         "elapsed_s": round(time.perf_counter() - started, 1),
     }
-    if not args.sweep:
+    if args.gguf:
+        from tests.bench.gguf_bench import gguf_targets
+
+        report["meets_targets"] = gguf_targets(results)
+    elif not args.sweep:
         report["meets_targets"] = targets(results)
     print(json.dumps(report, indent=2))
     return 0

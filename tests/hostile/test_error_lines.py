@@ -1,8 +1,10 @@
 """Inputs that printed "unexpected <Python exception>": each now gets one line saying what
-and where, and leaves the project as it was. A 5,000-digit integer in a record (Python's
-int-to-text limit), a path longer than the system allows, a disk that fills during an
-export, a TOML rubric nested 5,000 deep, and an answer holding a lone surrogate (which
-stopped the whole job; now that pair is a parse failure with its raw text kept)."""
+and where, and leaves the project as it was. A path longer than the system allows, a disk
+that fills during an export, a TOML rubric nested 5,000 deep, and an answer holding a lone
+surrogate (which stopped the whole job; now that pair is a parse failure with its raw
+text kept). A 5,000-digit integer in a record (past Python's int-to-text limit) is now
+kept as the digits the file wrote, as import keeps every number; a preference of 5,000
+digits is refused in one line. A rubric file with a byte-order mark is read."""
 
 from __future__ import annotations
 
@@ -37,25 +39,35 @@ def _pairs(folder: Path, n: int = 3) -> Path:
 
 
 @pytest.mark.parametrize(
-    ("name", "text", "where"),
+    ("name", "text"),
     [
-        ("id.jsonl", '{"instruction": "q", "output_1": "a", "output_2": "b", "id": %s}\n',
-         "id.jsonl line 1 in field 'id'"),
-        ("text.jsonl", '{"instruction": %s, "output_1": "a", "output_2": "b"}\n',
-         "text.jsonl line 1 in field 'instruction'"),
-        ("array.json", '[{"instruction": "q", "output_1": "a", "output_2": "b", '
-         '"preference": %s}]\n', "array.json line 1, column 2 (record 1) in field 'preference'"),
+        ("id.jsonl", '{"instruction": "q", "output_1": "a", "output_2": "b", "id": %s}\n'),
+        ("text.jsonl", '{"instruction": %s, "output_1": "a", "output_2": "b"}\n'),
+        ("array.json", '[{"instruction": "q", "output_1": "a", "output_2": "b", "n": %s}]\n'),
     ],
-)  # fmt: skip
-def test_an_integer_of_5000_digits_in_a_record(
-    tmp_path: Path, hostile: Hostile, name: str, text: str, where: str
+)
+def test_an_integer_of_5000_digits_in_a_record_is_kept(
+    tmp_path: Path, hostile: Hostile, name: str, text: str
 ) -> None:
+    """Python turns at most 4,300 digits into a number: the import keeps the digits as the
+    file wrote them, and they come back out of an export whole."""
     project = new_project(tmp_path)
     (tmp_path / name).write_text(text % DIGITS, encoding="utf-8")
+    hostile.succeeded(hostile.cli("import", project, tmp_path / name))
+    hostile.succeeded(hostile.cli("export", project, tmp_path / "out.jsonl"))
+    assert DIGITS in (tmp_path / "out.jsonl").read_text(encoding="utf-8")
+
+
+def test_a_preference_of_5000_digits_is_refused_in_one_line(
+    tmp_path: Path, hostile: Hostile
+) -> None:
+    project = new_project(tmp_path)
+    record = '{"instruction": "q", "output_1": "a", "output_2": "b", "preference": %s}\n'
+    (tmp_path / "p.jsonl").write_text(record % DIGITS, encoding="utf-8")
     before = fingerprint(project)
     hostile.refused(
-        hostile.cli("import", project, tmp_path / name),
-        says=(where, "a whole number of 5,000 digits"),
+        hostile.cli("import", project, tmp_path / "p.jsonl"),
+        says=("p.jsonl line 1", "field 'preference'"),
         project=project,
         before=before,
     )

@@ -120,7 +120,7 @@ def test_export_refuses_a_folder_and_a_pipe(tmp_path: Path, hostile: Hostile) ->
     os.mkfifo(pipe)
     hostile.refused(
         hostile.cli("export", project, pipe),
-        says="not a regular file",
+        says="is a named pipe (FIFO), not a file",
         project=project,
         before=before,
     )

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
+from desktop.adapters.file_kinds import kind_of_mode
 from desktop.adapters.os_errors import path_too_long, reason
 from desktop.domain.errors import TiebreakError
 
@@ -46,8 +47,9 @@ def check_target(path: Path, *, keep: Path | None = None) -> Path:
         ) from None
     if stat.S_ISDIR(info.st_mode):
         raise TiebreakError(f"{path}: is a folder; name a file to write")
-    if not stat.S_ISREG(info.st_mode):
-        raise TiebreakError(f"{path}: is not a regular file; name a file to write")
+    kind = kind_of_mode(info.st_mode)
+    if kind is not None:  # a named pipe would take the rows, a device swallow them
+        raise TiebreakError(f"{path}: is {kind}, not a file; name a file to write")
     if not os.access(target, os.W_OK):
         raise TiebreakError(f"{path}: is read-only; it was not replaced")
     return target

@@ -32,14 +32,7 @@ def read_csv(path: Path, fh: IO[str]) -> Iterator[Record]:
     header: list[str] = []
     start = 1
     try:
-        header = [h.strip() for h in next(reader, [])]
-        if not header:
-            raise ImportDataError(f"{path}: empty file, no header row")
-        seen: set[str] = set()
-        for name in header:
-            if name and name in seen:
-                raise ImportDataError(f"{path} line 1: column {name!r} appears twice")
-            seen.add(name)
+        header = _names(path, [h.strip() for h in next(reader, [])])
         while True:
             start = reader.line_num + 1
             row = next(reader, None)
@@ -55,6 +48,27 @@ def read_csv(path: Path, fh: IO[str]) -> Iterator[Record]:
             yield f"{path} line {start}", dict(zip(header, row, strict=True))
     except csv.Error as exc:
         raise _quote_error(path, dialect, header, start, reader.line_num, str(exc)) from None
+
+
+def _names(path: Path, header: list[str]) -> list[str]:
+    """The header's column names; a column without one is named by its place
+    ("column 4"), so two unnamed columns are two members of a record, not one."""
+    if not header:
+        raise ImportDataError(f"{path}: empty file, no header row")
+    named = set(header)
+    names: list[str] = []
+    for number, name in enumerate(header, start=1):
+        if not name:
+            name = f"column {number}"
+            if name in named:
+                raise ImportDataError(
+                    f"{path} line 1: column {number} has no name, and another column is"
+                    f" named {name!r}; name it"
+                )
+        elif name in names:
+            raise ImportDataError(f"{path} line 1: column {name!r} appears twice")
+        names.append(name)
+    return names
 
 
 def _columns(header: list[str]) -> str:

@@ -16,9 +16,10 @@ from __future__ import annotations
 import codecs
 import json
 import re
-import sys
 from collections.abc import Iterator
 from typing import IO, Any
+
+from desktop.domain.numerals import Numeral
 
 CHUNK = 1 << 18  # bytes read at a time; doubled while one value is larger
 _WS = re.compile(r"[ \t\n\r]*")
@@ -48,26 +49,11 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-class NumberTooLong(ValueError):
-    """An integer with more digits than Python turns into a number (4,300 by default)."""
-
-    def __init__(self, digits: int) -> None:
-        super().__init__(f"{digits:,} digits")
-        self.digits = digits
-
-
-def _integer(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:  # past sys.get_int_max_str_digits()
-        raise NumberTooLong(len(text.lstrip("-"))) from None
-
-
-# The standard decoder keeps the last of two members of one name without a word.
-DECODER = json.JSONDecoder(object_pairs_hook=_unique, parse_int=_integer)
-# Errors of a value that cannot be read: bad JSON, nesting too deep, a member twice, an
-# integer too long to read.
-BadValue = (json.JSONDecodeError, RecursionError, DuplicateMember, NumberTooLong)
+# The standard decoder keeps the last of two members of one name without a word, and
+# reads 1.50 as 1.5: a number is kept as the text the file wrote (a Numeral).
+DECODER = json.JSONDecoder(object_pairs_hook=_unique, parse_float=Numeral, parse_int=Numeral)
+# Errors of a value that cannot be read: bad JSON, nesting too deep, a member twice.
+BadValue = (json.JSONDecodeError, RecursionError, DuplicateMember)
 # A decode error this close to the end of the window may only mean the value goes on.
 _NEAR_END = 16
 
@@ -82,13 +68,8 @@ class JsonError(Exception):
         self.record: int | None = None
 
 
-def decode_error(
-    exc: json.JSONDecodeError | RecursionError | DuplicateMember | NumberTooLong,
-) -> str:
+def decode_error(exc: json.JSONDecodeError | RecursionError | DuplicateMember) -> str:
     """What went wrong, as the one-line reason of an import error."""
-    if isinstance(exc, NumberTooLong):
-        limit = sys.get_int_max_str_digits()
-        return f"a whole number of {exc.digits:,} digits (at most {limit:,} can be read)"
     if isinstance(exc, RecursionError):
         return "nested too deeply (more than about 900 levels of [ and {)"
     if isinstance(exc, DuplicateMember):
@@ -207,11 +188,7 @@ class _Window:
                     continue
                 member = failing_member(self.buf, self.pos)
                 raise self.fail(decode_error(exc), exc.pos, member) from None
-            except (
-                RecursionError,
-                DuplicateMember,
-                NumberTooLong,
-            ) as exc:  # reading on cannot help
+            except (RecursionError, DuplicateMember) as exc:  # reading on cannot help
                 member = failing_member(self.buf, self.pos)
                 raise self.fail(decode_error(exc), None, member) from None
             # A number that ends with the window may go on in the next read.

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from desktop.adapters.file_kinds import refuse_special
 from desktop.adapters.formats.csv_reader import Record, read_csv
 from desktop.adapters.formats.json_stream import (
     DECODER,
@@ -25,6 +26,7 @@ from desktop.adapters.formats.json_stream import (
     iter_array,
 )
 from desktop.domain.errors import ImportDataError
+from desktop.domain.numerals import Numeral
 
 __all__ = ["FORMATS", "Record", "in_batches", "member_with", "read_records", "sniff_format"]
 
@@ -40,6 +42,7 @@ def sniff_format(path: Path) -> str:
         return "csv"
     if suffix in (".jsonl", ".ndjson"):
         return "jsonl"
+    refuse_special(path, expected="a data file", error=ImportDataError)
     try:
         with path.open("rb") as fh:
             head = fh.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
@@ -102,6 +105,7 @@ def _checked(path: Path, fmt: str) -> Iterator[Record]:
 
 
 def _records(path: Path, fmt: str, errors: str) -> Iterator[Record]:
+    refuse_special(path, expected="a data file", error=ImportDataError)  # never opened
     try:
         if fmt == "json":
             fh: Any = path.open("rb")
@@ -151,6 +155,8 @@ def _read_json(path: Path, raw: Any, errors: str) -> Iterator[Record]:
 
 
 def _kind(value: Any) -> str:
+    if isinstance(value, Numeral):
+        return "a number"
     if isinstance(value, bool) or value is None:
         return json.dumps(value)
     return {list: "an array", str: "text", int: "a number", float: "a number"}.get(

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from desktop.adapters.file_kinds import refuse_special
 from desktop.adapters.store import damage
 from desktop.adapters.store.schema import APPLICATION_ID, MIGRATION_NAMES, MIGRATION_SET
 from desktop.domain.errors import ProjectError
@@ -178,8 +179,8 @@ def _check_existing(path: Path, *, readonly: bool) -> bool:
     """Refuse a file that cannot be a project we may open so; say if it is in WAL mode."""
     if not path.exists():
         raise ProjectError(f"{path}: no such project (create one with 'tiebreak new {path}')")
-    if path.is_dir():
-        raise ProjectError(f"{path}: is a folder, not a project file")
+    # A folder, a named pipe (opening one waits for a writer, for good), a device ...
+    refuse_special(path, expected="a project file", error=ProjectError)
     try:
         with path.open("rb") as fh:
             header = fh.read(20)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import now
+from desktop.domain.numerals import to_json
 
 if TYPE_CHECKING:  # the window lists judges at start-up without loading the result types
     from desktop.domain.results import JudgeResult
@@ -53,7 +54,7 @@ def result_row(result: JudgeResult) -> tuple[Any, ...]:
         result.raw_completion,
         json.dumps({d: v.value for d, v in result.verdicts.items()}) if result.verdicts else None,
         json.dumps(result.confidence) if result.confidence else None,
-        json.dumps(result.preference) if result.preference else None,
+        to_json(result.preference) if result.preference else None,  # digits as given
         result.status.value,
         result.error,
         result.latency_ms,

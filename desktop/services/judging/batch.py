@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from desktop.adapters.file_kinds import refuse_special
 from desktop.adapters.formats.atomic import atomic_text_file, check_target
 from desktop.adapters.keys import key_masker
 from desktop.adapters.model_client import completion_from_body
@@ -89,6 +90,7 @@ def import_batch(store: ProjectStore, path: Path) -> BatchImport:
     counts = {Status.OK: 0, Status.PARSE_FAILURE: 0, Status.ERROR: 0}
     manifests: dict[str, tuple[dict[str, Any], Rubric]] = {}
     mask = key_masker()  # a server's text: it may echo a key
+    refuse_special(path, expected="a batch output file", error=ImportDataError)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:

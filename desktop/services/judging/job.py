@@ -53,6 +53,8 @@ SERVER_RESTARTS = 1
 @dataclass(frozen=True)
 class JobOptions:
     swap: bool = False
+    # One order even where the profile judges both by default (``ModelProfile.swap``).
+    one_order: bool = False
     redo: bool = False
     limit: int | None = None
     where: str | None = None

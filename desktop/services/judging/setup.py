@@ -3,6 +3,7 @@ submission and the first-run check get their ``JudgeJob`` from."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from desktop.adapters.store.project import ProjectStore
@@ -26,8 +27,11 @@ def judge_job(
 ) -> JudgeJob:
     """A job that asks ``endpoint``, else the profile's own (the built-in server started
     where the profile is the local one, able to give logprobs where the rubric reads
-    them), with the rubric of that name as the project finds it."""
+    them), with the rubric of that name as the project finds it; in both orders where the
+    profile judges both by default, unless ``options.one_order``."""
     rubric = find_rubric(store, rubric_name)
+    if profile.swap and not options.one_order:  # its test found its verdicts flip
+        options = replace(options, swap=True)
     if endpoint is None:
         endpoint = endpoint_for(profile, logprobs=asks_logprobs(profile, rubric))
     return JudgeJob(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from desktop.adapters.file_kinds import refuse_special
 from desktop.adapters.store import open_project
 from desktop.adapters.store.project import SQLITE_HEADER, ProjectStore
 from desktop.domain.errors import TiebreakError
@@ -34,6 +35,7 @@ def merge_file(
     (default: the file's name without extension) nor, if exported without one, which
     rubric (default: its ``rubric`` column)."""
     path = Path(other)
+    refuse_special(path, expected="a project file or an export to merge")
     if not path.is_file():
         raise TiebreakError(f"{path}: no such file")
     if store.path.exists() and os.path.samefile(path, store.path):

@@ -28,9 +28,12 @@ from desktop.adapters.store.pairs import (
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import now
 from desktop.domain.columns import REQUIRED
-from desktop.domain.errors import ImportDataError
+from desktop.domain.errors import ImportDataError, RubricError
+from desktop.domain.numerals import to_json
 from desktop.domain.pairs import FIELDS, IDENTITY_FIELDS, identity_clash
+from desktop.domain.rubric import dimension_problem
 from desktop.services.merge.report import BATCH, MergeReport
+from desktop.services.project_rubrics import dimensions_for
 
 NEEDED = ("instruction", "response_a", "response_b", "rubric")
 VERDICTS = ("A", "B", "tie")
@@ -79,6 +82,7 @@ class _ExportMerge:
         self.reviewer, self.rubric = reviewer, rubric
         self.report = MergeReport(fmt)
         self._by_cells: dict[str, int] | None = None
+        self._dims: dict[str, tuple[str, ...] | None] = {}  # rubric -> its dimensions
         self.stamp = now()
 
     def write(self, batch: list[Record]) -> None:
@@ -180,6 +184,7 @@ class _ExportMerge:
                 raise ImportDataError(f"{where}: column {dim}_human: {value!r} is not A, B or tie")
             if rubric is None:
                 raise ImportDataError(f"{where}: no rubric; name it with --rubric")
+            self._check_dimension(where, rubric, dim)
             latest = latest_row(self.store, pid, rubric, dim, self.reviewer)
             if latest is not None and latest[0] == value:
                 self.report.verdicts_present += 1
@@ -200,6 +205,26 @@ class _ExportMerge:
             self.report.verdicts_added += 1
             self.report.reviewers.add(self.reviewer)
 
+    def _check_dimension(self, where: str, rubric: str, dim: str) -> None:
+        """A verdict on a dimension the rubric lacks would be counted nowhere and exported
+        under a column of its own: refused. A rubric this project has never seen (a
+        colleague's own) has no dimensions to check against; its names must still be
+        dimension names."""
+        if rubric not in self._dims:
+            try:
+                self._dims[rubric] = dimensions_for(self.store, rubric)
+            except RubricError:
+                self._dims[rubric] = None
+        dims = self._dims[rubric]
+        if dims is not None and dim not in dims:
+            raise ImportDataError(
+                f"{where}: column {dim}_human: rubric {rubric!r} has no dimension {dim!r}"
+                f" (its dimensions: {', '.join(dims)}); nothing was merged"
+            )
+        problem = dimension_problem(dim) if dims is None else None
+        if problem is not None:
+            raise ImportDataError(f"{where}: column {dim}_human: {problem}; nothing was merged")
+
 
 def metadata_text(value: Any) -> str | None:
     """An export's metadata cell (JSON text in CSV, an object in JSONL) as stored."""
@@ -211,4 +236,4 @@ def metadata_text(value: Any) -> str | None:
         except json.JSONDecodeError:
             return json.dumps({"metadata": value}, ensure_ascii=False)
         return value
-    return json.dumps(value, ensure_ascii=False)
+    return to_json(value)  # numbers as the file wrote them

@@ -1,0 +1,186 @@
+"""Where GGUF model files already are on this machine: the folders llama.cpp, LM Studio, the
+Hugging Face hub and Ollama download into, and any named in ``$TIEBREAK_MODEL_PATH``.
+Nothing outside these folders is read; symbolic links to folders are not followed (a
+Hugging Face snapshot's links to files in its own cache are).
+
+The layouts, as each tool writes them:
+- llama.cpp (``-hf``): files in ``$LLAMA_CACHE``, else ``~/.cache/llama.cpp``
+  (``~/Library/Caches/llama.cpp`` on macOS, ``%LOCALAPPDATA%\\llama.cpp`` on Windows).
+- LM Studio: ``~/.lmstudio/models/<publisher>/<model>/<file>.gguf`` (lmstudio.ai/docs,
+  "Import Models": "LM Studio's expected models directory structure"); releases before
+  0.3 used ``~/.cache/lm-studio/models`` in the same layout.
+- Hugging Face hub cache: ``$HF_HUB_CACHE``, else ``$HF_HOME/hub``, else
+  ``$XDG_CACHE_HOME/huggingface/hub`` or ``~/.cache/huggingface/hub``; files under
+  ``models--<org>--<name>/snapshots/<revision>/``, each a link into ``blobs/``.
+- Ollama: ``$OLLAMA_MODELS``, else ``~/.ollama/models`` (and, for Linux's system service,
+  ``/usr/share/ollama/.ollama/models``). A model is a manifest,
+  ``manifests/<registry>/<namespace>/<model>/<tag>``, a JSON object whose ``layers`` each
+  have a ``mediaType``, a ``digest`` ("sha256:<hex>") and a ``size``; the layer of media
+  type ``application/vnd.ollama.image.model`` is the GGUF weights, stored as
+  ``blobs/sha256-<hex>`` (ollama/ollama, ``server/internal/manifest/manifest.go``, which
+  documents the manifest format; ``docs/faq.md`` for where models are stored).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+GGUF_SUFFIX = ".gguf"
+OLLAMA_MODEL_LAYER = "application/vnd.ollama.image.model"
+OLLAMA_REGISTRY = "registry.ollama.ai"
+OLLAMA_LIBRARY = "library"
+MAX_DEPTH = 8  # folders below a place: HF snapshots sit 4 deep, LM Studio's files 3
+MANIFEST_LIMIT = 1 << 20  # a manifest is a few hundred bytes; a bigger file is not one
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")  # a blob's name, never a path elsewhere
+
+
+@dataclass(frozen=True)
+class Place:
+    source: str  # "llama.cpp", "LM Studio", "Hugging Face", "Ollama", "TIEBREAK_MODEL_PATH"
+    folder: Path
+
+
+@dataclass(frozen=True)
+class ModelFile:
+    source: str
+    path: Path  # the file to read (for Ollama, the weights blob)
+    label: str  # how the tool that owns it names it: a file name, or Ollama's "name:tag"
+
+
+def model_places(env: Mapping[str, str] | None = None, home: Path | None = None) -> list[Place]:
+    """The folders to look in, for this environment and home folder, those that exist."""
+    env = os.environ if env is None else env
+    home = Path(env.get("HOME") or Path.home()) if home is None else home
+    places: list[Place] = []
+    for folder in env.get("TIEBREAK_MODEL_PATH", "").split(os.pathsep):
+        if folder.strip():
+            places.append(Place("TIEBREAK_MODEL_PATH", Path(folder).expanduser()))
+    places.append(Place("llama.cpp", _llama_cpp_cache(env, home)))
+    places.append(Place("LM Studio", home / ".lmstudio" / "models"))
+    places.append(Place("LM Studio", home / ".cache" / "lm-studio" / "models"))
+    places.append(Place("Hugging Face", _hf_hub_cache(env, home)))
+    if env.get("OLLAMA_MODELS"):
+        places.append(Place("Ollama", Path(env["OLLAMA_MODELS"]).expanduser()))
+    else:
+        places.append(Place("Ollama", home / ".ollama" / "models"))
+        if sys.platform.startswith("linux"):
+            places.append(Place("Ollama", Path("/usr/share/ollama/.ollama/models")))
+    seen: set[Path] = set()
+    found = []
+    for place in places:
+        if place.folder in seen or not place.folder.is_dir():
+            continue
+        seen.add(place.folder)
+        found.append(place)
+    return found
+
+
+def _llama_cpp_cache(env: Mapping[str, str], home: Path) -> Path:
+    if env.get("LLAMA_CACHE"):
+        return Path(env["LLAMA_CACHE"]).expanduser()
+    if sys.platform == "darwin":
+        return home / "Library" / "Caches" / "llama.cpp"
+    if sys.platform == "win32" and env.get("LOCALAPPDATA"):
+        return Path(env["LOCALAPPDATA"]) / "llama.cpp"
+    return Path(env.get("XDG_CACHE_HOME") or home / ".cache") / "llama.cpp"
+
+
+def _hf_hub_cache(env: Mapping[str, str], home: Path) -> Path:
+    if env.get("HF_HUB_CACHE"):
+        return Path(env["HF_HUB_CACHE"]).expanduser()
+    if env.get("HF_HOME"):
+        return Path(env["HF_HOME"]).expanduser() / "hub"
+    return Path(env.get("XDG_CACHE_HOME") or home / ".cache") / "huggingface" / "hub"
+
+
+def model_files(places: list[Place]) -> Iterator[ModelFile]:
+    """Every GGUF file in the places: Ollama's through its manifests, the others by name."""
+    for place in places:
+        if (place.folder / "manifests").is_dir() and (place.folder / "blobs").is_dir():
+            yield from ollama_models(place)
+        else:
+            for path in _gguf_files(place.folder, 0):
+                yield ModelFile(place.source, path, path.name)
+
+
+def _gguf_files(folder: Path, depth: int) -> Iterator[Path]:
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:  # unreadable: skipped, as a file manager would
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue  # partial downloads (LM Studio's, huggingface_hub's .incomplete)
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                if depth < MAX_DEPTH:
+                    yield from _gguf_files(Path(entry.path), depth + 1)
+            elif entry.name.lower().endswith(GGUF_SUFFIX) and entry.is_file():
+                yield Path(entry.path)
+        except OSError:
+            continue
+
+
+def ollama_models(place: Place) -> Iterator[ModelFile]:
+    """Each manifest's weights blob, named as ``ollama list`` names it (``llama3.2:3b``;
+    ``host/namespace/model:tag`` beyond Ollama's own library)."""
+    root = place.folder / "manifests"
+    for manifest in _files_under(root, 4):
+        parts = manifest.relative_to(root).parts
+        if len(parts) != 4:
+            continue
+        host, namespace, model, tag = parts
+        digest = _model_digest(manifest)
+        if digest is None:
+            continue
+        # "sha256-<hex>"; releases before 0.1.x's move to dashes named it "sha256:<hex>"
+        names = (digest.replace(":", "-", 1), digest)
+        blob = next((b for b in (place.folder / "blobs" / n for n in names) if b.is_file()), None)
+        if blob is None:
+            continue
+        if host == OLLAMA_REGISTRY and namespace == OLLAMA_LIBRARY:
+            label = f"{model}:{tag}"
+        elif host == OLLAMA_REGISTRY:
+            label = f"{namespace}/{model}:{tag}"
+        else:
+            label = f"{host}/{namespace}/{model}:{tag}"
+        yield ModelFile(place.source, blob, label)
+
+
+def _files_under(folder: Path, depth: int) -> Iterator[Path]:
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False) and depth > 1:
+                yield from _files_under(Path(entry.path), depth - 1)
+            elif entry.is_file(follow_symlinks=False) and depth == 1:
+                yield Path(entry.path)
+        except OSError:
+            continue
+
+
+def _model_digest(manifest: Path) -> str | None:
+    """The digest of the manifest's weights layer, or None where it is not a manifest."""
+    try:
+        if manifest.stat().st_size > MANIFEST_LIMIT:
+            return None
+        data = json.loads(manifest.read_bytes())
+    except (OSError, ValueError):
+        return None
+    layers = data.get("layers") if isinstance(data, dict) else None
+    for layer in layers if isinstance(layers, list) else []:
+        if not isinstance(layer, dict) or layer.get("mediaType") != OLLAMA_MODEL_LAYER:
+            continue
+        digest = layer.get("digest")
+        if isinstance(digest, str) and _DIGEST.fullmatch(digest):
+            return digest
+    return None

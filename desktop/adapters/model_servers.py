@@ -1,0 +1,136 @@
+"""Model servers already running on this machine, asked on their default loopback ports for
+their model lists: Ollama (11434, ``GET /api/tags``), LM Studio (1234) and llama.cpp's
+``llama-server`` (8080), both OpenAI's ``GET /v1/models``. Only 127.0.0.1 is ever
+contacted, never through a proxy, with a short timeout, all three at once.
+
+``$TIEBREAK_SERVER_PORTS`` changes the ports (``ollama=11500,lmstudio=1235``; 0 leaves that
+server out): for a server moved off its default port, and for the tests.
+
+Replies (ollama/ollama ``docs/api.md``, "List Local Models"; OpenAI's "List models"):
+``{"models": [{"name": "llama3.2:3b", "size": ..., "details": {"family": "llama",
+"parameter_size": "3.2B", "quantization_level": "Q4_K_M"}}]}`` and ``{"object": "list",
+"data": [{"id": "qwen2.5-7b-instruct", "object": "model"}]}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+HOST = "127.0.0.1"
+TIMEOUT_S = 1.0
+REPLY_LIMIT = 1 << 20  # a model list is a few kilobytes
+
+
+@dataclass(frozen=True)
+class ServerKind:
+    key: str  # as in $TIEBREAK_SERVER_PORTS
+    name: str  # for a person
+    port: int
+    list_path: str  # the model list
+    ollama: bool = False
+
+
+KINDS = (
+    ServerKind("ollama", "Ollama", 11434, "/api/tags", ollama=True),
+    ServerKind("lmstudio", "LM Studio", 1234, "/v1/models"),
+    ServerKind("llama.cpp", "llama.cpp server", 8080, "/v1/models"),
+)
+
+
+@dataclass(frozen=True)
+class ServedModel:
+    name: str
+    family: str | None = None
+    parameters: str | None = None  # as the server says: "3.2B"
+    quantization: str | None = None
+    size: int | None = None  # bytes
+
+
+@dataclass(frozen=True)
+class RunningServer:
+    kind: str  # ServerKind.name
+    base_url: str  # OpenAI-compatible, as a profile's base URL
+    models: tuple[ServedModel, ...] = field(default_factory=tuple)
+
+
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def server_ports(env: Mapping[str, str] | None = None) -> list[tuple[ServerKind, int]]:
+    """Each kind with the port to ask it on; a kind set to 0 is left out."""
+    env = os.environ if env is None else env
+    chosen = {kind.key: kind.port for kind in KINDS}
+    for item in env.get("TIEBREAK_SERVER_PORTS", "").split(","):
+        key, _, value = item.strip().partition("=")
+        if key in chosen and value.strip().isdigit():
+            chosen[key] = int(value)
+    return [(kind, chosen[kind.key]) for kind in KINDS if 0 < chosen[kind.key] < 65536]
+
+
+def running_servers(env: Mapping[str, str] | None = None) -> list[RunningServer]:
+    """The servers that answer, in the order of ``KINDS``, each with its models."""
+    ports = server_ports(env)
+    if not ports:
+        return []
+    with ThreadPoolExecutor(max_workers=len(ports)) as pool:
+        answers = list(pool.map(lambda item: _ask(*item), ports))
+    return [server for server in answers if server is not None]
+
+
+def _ask(kind: ServerKind, port: int) -> RunningServer | None:
+    url = f"http://{HOST}:{port}{kind.list_path}"
+    try:
+        with _OPENER.open(url, timeout=TIMEOUT_S) as response:
+            body = response.read(REPLY_LIMIT + 1)
+        data = json.loads(body) if len(body) <= REPLY_LIMIT else None
+    except (urllib.error.URLError, OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    models = _ollama_models(data) if kind.ollama else _openai_models(data)
+    if models is None:
+        return None
+    return RunningServer(kind.name, f"http://{HOST}:{port}/v1", models)
+
+
+def _ollama_models(data: dict) -> tuple[ServedModel, ...] | None:
+    entries = data.get("models")
+    if not isinstance(entries, list):
+        return None
+    models = []
+    for entry in entries:
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            continue
+        details = entry.get("details") if isinstance(entry.get("details"), dict) else {}
+        size = entry.get("size")
+        models.append(
+            ServedModel(
+                entry["name"],
+                _text(details.get("family")),
+                _text(details.get("parameter_size")),
+                _text(details.get("quantization_level")),
+                size if isinstance(size, int) else None,
+            )
+        )
+    return tuple(models)
+
+
+def _openai_models(data: dict) -> tuple[ServedModel, ...] | None:
+    entries = data.get("data")
+    if not isinstance(entries, list):
+        return None
+    return tuple(
+        ServedModel(entry["id"])
+        for entry in entries
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str)
+    )
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
