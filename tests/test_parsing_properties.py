@@ -336,3 +336,27 @@ def test_case_and_spacing_never_matter_in_generated_answers(
         variants.append(text.replace(" ", "  ").replace(",", " , "))
     for variant in variants:
         assert parse_answer(variant, answer, dims).verdicts == expected, variant
+
+
+# Words that start a pattern, runs of what two parts of a pattern both accept, and ends
+# that make the match fail: the shapes that made the parser backtrack (see
+# tests/hostile/test_answer_parsing.py). A run of 20,000 took the old parser up to 25 s.
+STARTS = (
+    *("Final answer:", "The better response is", "I would choose", "Response", "[["),
+    *("precision:", "x, precision:", "1.", '{"choice": ', '{"a": ["', "A, B,", "x? "),
+)
+RUNS = (" ", "\t", "\n", "\u00a0", "*", "(", '\\"', "a, ", "answer ", "<|x|>", "- ", ": ")
+ENDS = ("", "?", "1", "x", "?, A, B", "]]", '"}', ": A", "\n?")
+
+
+@settings(max_examples=60, deadline=2000)
+@given(st.sampled_from(FORMATS), st.sampled_from(STARTS), st.sampled_from(RUNS),
+       st.sampled_from(ENDS))  # fmt: skip
+def test_hostile_answers_are_read_quickly(
+    answer: AnswerFormat, start: str, run: str, end: str
+) -> None:
+    """Any of them, 20,000 repetitions long, is read within the deadline (a few
+    milliseconds linear; the old parser's quadratic paths took seconds)."""
+    text = start + run * 20_000 + end
+    outcome = parse_answer(text, answer, NAMES[:4] if answer is LIST else NAMES[:1])
+    assert outcome.ok or outcome.error

@@ -117,3 +117,39 @@ def test_check_cost_refuses_in_one_line() -> None:
     with pytest.raises(RubricError) as refused:
         check_cost(rubric(spin))
     assert "\n" not in str(refused.value) and str(refused.value).endswith("rubric not added")
+
+
+ORDINARY = [
+    "{{ 'a' ~ response_a ~ 1 ~ [1, 2] }}",
+    "{% if instruction == 'question' and 'answer' in response_a %}yes{% endif %}",
+    "{{ 1 < 2 < 3 }} {{ [1, 2] == [1, 2] }} {{ (1, 2) in [(1, 2)] }} {{ 'b' not in 'abc' }}",
+    "{% set d = {'k': [1, 2], (1, 2): 'tuple key'} %}{{ d['k'] }} {{ d[(1, 2)] }} {{ d|length }}",
+    "{{ response_a[2:8] }}|{{ [1, 2, 3, 4][::-1] }}|{{ response_b[-1] }}",
+    "{% for a, b in [(1, 2), (3, 4)] %}{{ a + b }},{% endfor %}{% set x, y = 5, 6 %}{{ x * y }}",
+    "{% set ns = namespace(n=0, s='') %}{% for i in range(5) %}{% set ns.n = ns.n + i %}"
+    "{% set ns.s = ns.s ~ i %}{% endfor %}{{ ns.n }} {{ ns.s }} {{ 7 // 2 }} {{ 7 / 2 }} {{ -3 }}",
+    "{% macro m(x) %}<{{ x }}>{% endmacro %}{{ m(1) }}{{ m(response_b) }}",
+    "{{ [3, 1, 2]|sort|join(', ') }} {{ [[1], [2]]|sum(start=[]) }} {{ [1, 2, 3]|sum }}",
+    "{{ {'b': 1, 'a': [1, 'x']}|tojson }} {{ {'a': [1, {'b': 2}]}|tojson(indent=2) }}",
+    "{{ {'a': [1, 2]}|pprint }} {{ '%s-%05.1f' % ('x', 3.14159) }} {{ '%(a)s' % {'a': 1} }}",
+    "{{ '{0:>6}|{1!r}|{k:.2f}'.format('ab', 'c', k=2.5) }} {{ '%d items'|format(3) }}",
+    "{{ 2 ** 10 }} {{ 3 * 'ab' }} {{ [0] * 3 }} {{ 'x' + 'y' }} {{ [1] + [2] }}",
+    "{{ response_a|indent(2, true) }}|{{ 'a b c'|wordwrap(3) }}|{{ 'ab'|center(6) }}",
+    "{{ 6 is divisibleby(3) }} {{ 2 is in([1, 2]) }} {{ none is none }} {{ 'x' is string }}",
+    "{% set l = [] %}{% for i in range(3) %}{% set _ = l.append(i * i) %}{% endfor %}{{ l }}",
+    "{{ range(4)|batch(3, 'x')|list }} {{ range(5)|slice(2)|list }} {{ 'abc'|list }}",
+    "{{ [{'n': 2}, {'n': 1}]|sort(attribute='n')|map(attribute='n')|join }}",
+    "{{ dict(a=1).items()|list }} {{ 'a-b'.split('-') }} {{ 'x'.join(['1', '2']) }}",
+]
+
+
+@pytest.mark.parametrize("template", ORDINARY)
+def test_ordinary_templates_render_as_a_plain_sandbox_would(template: str) -> None:
+    """Every hook the budget adds (operators, comparisons, dict keys, slices, literals,
+    ``~``, calls, filters, tests) leaves what an ordinary template renders unchanged."""
+    plain = SandboxedEnvironment(
+        undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True
+    )
+    variables = variables_for(rubric(template), PAIR)
+    expected = plain.from_string(template).render(variables)
+    assert render(rubric(template), PAIR)[0]["content"] == expected

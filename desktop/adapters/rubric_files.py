@@ -17,6 +17,8 @@ from desktop.domain.errors import RubricError, TiebreakError
 from desktop.domain.rubric import AnswerFormat, AnswerKind, Decoding, Message, Rubric
 
 ROLES = ("system", "user", "assistant")
+#: The byte-order mark some editors (Windows Notepad) write before UTF-8 text.
+BOM = "\ufeff"
 _TOP_KEYS = (
     "name",
     "title",
@@ -44,7 +46,7 @@ def load_rubric(path: Path | str, *, check_templates: bool = True) -> Rubric:
     except OSError as exc:
         raise RubricError(f"{path}: cannot be read ({exc.strerror})") from None
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # Windows Notepad starts a UTF-8 file with a BOM
     except UnicodeDecodeError as exc:
         raise RubricError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     return rubric_from_text(text, origin=str(path), check_templates=check_templates)
@@ -52,11 +54,13 @@ def load_rubric(path: Path | str, *, check_templates: bool = True) -> Rubric:
 
 def rubric_from_text(text: str, origin: str, *, check_templates: bool = True) -> Rubric:
     """A rubric from TOML text (a file's, or the copy a project keeps); ``origin`` names
-    where it came from in error messages."""
+    where it came from in error messages. A byte-order mark before the text is ignored."""
     try:
-        data = tomllib.loads(text)
+        data = tomllib.loads(text.removeprefix(BOM))
     except tomllib.TOMLDecodeError as exc:
         raise RubricError(f"{origin}: not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib reads nested arrays and tables recursively
+        raise RubricError(f"{origin}: not valid TOML: arrays or tables nested too deeply") from None
     return rubric_from_dict(data, origin, check_templates=check_templates)
 
 

@@ -75,7 +75,13 @@ def _reported(run: Callable[[], int]) -> int:
     except Exception as exc:
         if os.environ.get("TIEBREAK_DEBUG"):
             raise
-        _fail(f"unexpected {type(exc).__name__}: {exc} (set TIEBREAK_DEBUG=1 for details)")
+        from desktop.adapters.os_errors import path_too_long
+
+        too_long = path_too_long(exc)
+        if too_long is not None:
+            _fail(too_long)
+        else:
+            _fail(f"unexpected {type(exc).__name__}: {exc} (set TIEBREAK_DEBUG=1 for details)")
     return 1
 
 

@@ -115,7 +115,7 @@ def _read_rubric_file(args: argparse.Namespace):
     if path.suffix.lower() == ".toml":
         return load_rubric(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a BOM (Windows Notepad) is not text
     except UnicodeDecodeError as exc:
         raise TiebreakError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     dims = (

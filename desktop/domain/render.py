@@ -3,27 +3,42 @@
 Pair data only ever reaches a template as variables, so a response containing ``{{ }}``,
 ``{%`` or a fake closing tag arrives byte for byte. Templates run in Jinja's sandbox with
 StrictUndefined: a user rubric is someone else's text and must not reach Python internals,
-and under a budget of time and produced text (desktop/domain/render_budget.py), so it
-cannot spin or fill memory either.
+and under a budget of time, produced text and memory (desktop/domain/render_budget.py),
+so it cannot spin or fill memory either.
 """
 
 from __future__ import annotations
 
 import functools
-import operator
 from collections.abc import Callable
 from typing import Any
 
 from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta, nodes
-from jinja2.sandbox import SandboxedEnvironment, SecurityError
+from jinja2.sandbox import SandboxedEnvironment
 
 from desktop.domain import render_budget as cost
+from desktop.domain import render_guards as guards
 from desktop.domain.errors import RubricError
 from desktop.domain.pairs import OPTIONAL_FIELDS, Pair
-from desktop.domain.render_budget import RENDER_SECONDS, RenderStopped, RenderTooSlow
+from desktop.domain.render_budget import (
+    RENDER_SECONDS,
+    RenderOverBudget,
+    RenderStopped,
+    RenderTooBig,
+    RenderTooSlow,
+)
+from desktop.domain.render_sizes import TooBig
 from desktop.domain.rubric import Rubric
 
-__all__ = ["RENDER_SECONDS", "RenderStopped", "RenderTooSlow", "check_cost", "render"]
+__all__ = [
+    "RENDER_SECONDS",
+    "RenderOverBudget",
+    "RenderStopped",
+    "RenderTooBig",
+    "RenderTooSlow",
+    "check_cost",
+    "render",
+]
 
 #: The only names a rubric template may use.
 TEMPLATE_VARIABLES = ("instruction", "response_a", "response_b", "reference", "source", "fewshot")
@@ -31,7 +46,7 @@ TEMPLATE_VARIABLES = ("instruction", "response_a", "response_b", "reference", "s
 #: Default cap on one rendered prompt, in characters; a pasted novel is a mistake, not a prompt.
 MAX_CHARS = 200_000
 
-_MAX_REPEAT = 1_000_000  # longest string or list a template may build with * or **
+_TOO_DEEP = "template nested too deeply (blocks, brackets or operators inside each other)"
 
 
 class _Template(Template):
@@ -45,24 +60,31 @@ class _Template(Template):
 
 
 class _Environment(SandboxedEnvironment):
-    """The sandbox, plus a cap on ``'x' * 10**9``-style memory bombs in user templates, and
-    the render budget: loops, calls, filters and output all check it as they run."""
+    """The sandbox, plus the render budget: loops, operators, calls, filters, tests,
+    comparisons and output all check it as they run, and nothing big is built in one
+    step without its size known first (desktop/domain/render_budget.py)."""
 
-    intercepted_binops = frozenset({"*", "**", "%"})
+    intercepted_binops = frozenset(guards.BINOPS)
     code_generator_class = cost.BudgetCodeGenerator
     template_class = _Template
-    count_text = staticmethod(cost.count_text)  # called by the generated code
+    # called by the generated code
+    count_text = staticmethod(cost.count_text)
+    measured = staticmethod(cost.measured)
+    compared = staticmethod(cost.compared)
+    charged = staticmethod(cost.charged)
+    checked_concat = staticmethod(cost.checked_concat)
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        self.filters = {name: cost.guarded_filter(name, f) for name, f in self.filters.items()}
+        self.filters = {name: guards.guarded_filter(name, f) for name, f in self.filters.items()}
         self.filters[cost.LOOP_FILTER] = cost.checked_loop
+        self.tests = {name: guards.guarded_test(f) for name, f in self.tests.items()}
 
     def _parse(self, source: str, name: str | None, filename: str | None) -> nodes.Template:
         return cost.wrap_loops(super()._parse(source, name, filename))
 
     def call(self, context: Any, obj: Any, /, *args: Any, **kwargs: Any) -> Any:
-        return cost.checked_call(
+        return guards.checked_call(
             lambda: super(_Environment, self).call(context, obj, *args, **kwargs),
             obj,
             args,
@@ -70,18 +92,10 @@ class _Environment(SandboxedEnvironment):
         )
 
     def call_binop(self, context: Any, operator_name: str, left: Any, right: Any) -> Any:
-        if operator_name == "%":
-            cost.checked_format(left, right if isinstance(right, tuple) else (right,))
-            return cost.checked_result(operator.mod(left, right))
-        if operator_name == "**":
-            if isinstance(right, int) and abs(right) > 100:
-                raise SecurityError("exponent too large in a rubric template")
-            return operator.pow(left, right)
-        for seq, count in ((left, right), (right, left)):
-            sized = isinstance(seq, str | list | tuple) and isinstance(count, int)
-            if sized and len(seq) * count > _MAX_REPEAT:
-                raise SecurityError("repeated text too long in a rubric template")
-        return operator.mul(left, right)
+        return guards.checked_binop(operator_name, left, right)
+
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        return super().getitem(obj, cost.compared(argument))  # a dict hashes the key
 
 
 ENV = _Environment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True)
@@ -96,6 +110,8 @@ def check_template(source: str) -> None:
     except TemplateSyntaxError as exc:
         detail = " ".join((exc.message or "").split())
         raise RubricError(f"template syntax error on line {exc.lineno}: {detail}") from None
+    except RecursionError:  # Jinja's parser descends once per level of nesting
+        raise RubricError(_TOO_DEEP) from None
     unknown = sorted(meta.find_undeclared_variables(ast) - _ALLOWED_NAMES)
     if unknown:
         raise RubricError(
@@ -122,7 +138,14 @@ def _compiled(rubric: Rubric) -> tuple[tuple[str, Callable[..., Any]], ...]:
     """Compiled templates for a rubric, built once. Keyed by the rubric's value, which
     determines its content_hash, so an equal rubric loaded again reuses the compile."""
     check_rubric(rubric)
-    return tuple((m.role, _renderer(ENV.from_string(m.content))) for m in rubric.messages)
+    compiled = []
+    for i, message in enumerate(rubric.messages):
+        try:
+            template = ENV.from_string(message.content)
+        except (RecursionError, SyntaxError):  # Python's compiler limits nesting too
+            raise RubricError(f"rubric {rubric.name}: message {i + 1}: {_TOO_DEEP}") from None
+        compiled.append((message.role, _renderer(template)))
+    return tuple(compiled)
 
 
 def _renderer(template: Template) -> Callable[[dict[str, str]], str]:
@@ -163,8 +186,9 @@ def render(
 ) -> list[dict[str, str]]:
     """The judge request's messages for one pair, as ``{"role", "content"}`` dicts.
 
-    Raises RenderTooSlow past ``seconds``, RenderStopped as soon as ``stop()`` is true, and
-    RubricError for anything else a template cannot do for this pair."""
+    Raises RenderTooSlow past ``seconds``, RenderTooBig past the budget's sizes (both
+    RenderOverBudget), RenderStopped as soon as ``stop()`` is true, and RubricError for
+    anything else a template cannot do for this pair."""
     compiled = _compiled(rubric)
     variables = variables_for(rubric, pair, fewshot=fewshot)
     messages = []
@@ -178,6 +202,8 @@ def render(
                 raise RenderTooSlow(f"{where} {exc} for {pair.label}") from None
             except RenderStopped:
                 raise
+            except TooBig as exc:
+                raise RenderTooBig(f"{where} cannot render for {pair.label}: {exc}") from None
             except Exception as exc:  # sandbox, StrictUndefined, a filter's error: one line
                 detail = " ".join(str(exc).split()) or type(exc).__name__
                 raise RubricError(f"{where} cannot render for {pair.label}: {detail}") from None

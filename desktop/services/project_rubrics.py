@@ -46,7 +46,7 @@ def dimensions_for(store: ProjectStore, name: str) -> tuple[str, ...]:
         return stored.dimensions
     shipped = prompts_dir() / f"{name}.toml"
     if shipped.is_file():
-        return tuple(tomllib.loads(shipped.read_text(encoding="utf-8"))["dimensions"])
+        return tuple(tomllib.loads(shipped.read_text(encoding="utf-8-sig"))["dimensions"])
     return find_rubric(store, name).dimensions
 
 

@@ -5,7 +5,9 @@ Renders every built-in rubric for each of the 20 demo pairs, in both orders, thr
 call, filter and piece of output checked as it runs), and, as the reference in the same
 run, the same templates compiled by a plain Jinja ``SandboxedEnvironment`` with the same
 options and no budget, given the same variables. Prints one JSON object: the median time
-per prompt of each and their ratio, over interleaved rounds. Never fails on a time.
+per prompt of each and their ratio, over interleaved rounds, in all and for each built-in
+rubric (the budget's work on them: each output measured and counted). Never fails on a
+time.
 
     .venv/bin/python tests/bench/bench_render.py           # 200 rounds
     .venv/bin/python tests/bench/bench_render.py --quick   # 20 rounds (CI)
@@ -70,18 +72,37 @@ def main() -> int:
         assert [m["content"] for m in render(rubric, pair)] == [
             t.render(variables) for t in templates
         ]
-    budgeted, reference = [], []
+    names = list(dict.fromkeys(rubric.name for rubric, *_ in cases))
+    budgeted: dict[str, list[float]] = {name: [] for name in names}
+    reference: dict[str, list[float]] = {name: [] for name in names}
+    totals: list[tuple[float, float]] = []  # per round: all prompts, budgeted and reference
     for _ in range(rounds):
-        start = time.perf_counter()
-        for rubric, pair, _variables, _templates in cases:
-            render(rubric, pair)
-        budgeted.append((time.perf_counter() - start) / len(cases))
-        start = time.perf_counter()
-        for _rubric, _pair, variables, templates in cases:
-            for template in templates:
-                template.render(variables)
-        reference.append((time.perf_counter() - start) / len(cases))
-    ours, theirs = statistics.median(budgeted), statistics.median(reference)
+        total_b = total_r = 0.0
+        for name in names:
+            mine = [c for c in cases if c[0].name == name]
+            start = time.perf_counter()
+            for rubric, pair, _variables, _templates in mine:
+                render(rubric, pair)
+            took_b = time.perf_counter() - start
+            start = time.perf_counter()
+            for _rubric, _pair, variables, templates in mine:
+                for template in templates:
+                    template.render(variables)
+            took_r = time.perf_counter() - start
+            budgeted[name].append(took_b / len(mine))
+            reference[name].append(took_r / len(mine))
+            total_b, total_r = total_b + took_b, total_r + took_r
+        totals.append((total_b / len(cases), total_r / len(cases)))
+    per_rubric = {}
+    for name in names:
+        ours, theirs = statistics.median(budgeted[name]), statistics.median(reference[name])
+        per_rubric[name] = {
+            "render_median_us": round(ours * 1e6, 1),
+            "reference_plain_sandbox_median_us": round(theirs * 1e6, 1),
+            "ratio": round(ours / theirs, 3),
+        }
+    ours = statistics.median(b for b, _ in totals)
+    theirs = statistics.median(r for _, r in totals)
     print(
         json.dumps(
             {
@@ -90,6 +111,7 @@ def main() -> int:
                 "render_median_us": round(ours * 1e6, 1),
                 "reference_plain_sandbox_median_us": round(theirs * 1e6, 1),
                 "ratio": round(ours / theirs, 3),
+                "per_rubric": per_rubric,
             },
             indent=2,
         )

@@ -105,8 +105,21 @@ def _interrupted(hostile: Hostile, proc, project: Path, before: str) -> float:
     return took
 
 
-def test_ctrl_c_ends_a_job_while_a_prompt_renders(tmp_path: Path, hostile: Hostile) -> None:
-    project = _added(tmp_path, hostile, NESTED)
+SPINS = {
+    "nested loops": NESTED,
+    # Integers as big as the budget allows, multiplied again and again: each step short.
+    "big integers multiplied": (
+        "{% for i in range(100000) %}{% for j in range(100000) %}"
+        "{% if (2 ** 32000 + i) * (2 ** 32000 + j) > 0 %}{% endif %}{% endfor %}{% endfor %}"
+    ),
+}
+
+
+@pytest.mark.parametrize("what", list(SPINS))
+def test_ctrl_c_ends_a_job_while_a_prompt_renders(
+    tmp_path: Path, hostile: Hostile, what: str
+) -> None:
+    project = _added(tmp_path, hostile, SPINS[what])
     before = fingerprint(project)
     with OpenAIServer() as server:
         proc = hostile.spawn(

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 from desktop.adapters.file_kinds import kind_of_mode
+from desktop.adapters.os_errors import path_too_long, reason
 from desktop.domain.errors import TiebreakError
 
 # SQLite keeps a project's uncommitted or not yet checkpointed pages in these files beside
@@ -41,7 +42,9 @@ def check_target(path: Path, *, keep: Path | None = None) -> Path:
     except FileNotFoundError:
         return target
     except OSError as exc:
-        raise TiebreakError(f"{path}: cannot be written ({exc.strerror})") from None
+        raise TiebreakError(
+            path_too_long(exc) or f"{path}: cannot be written ({exc.strerror})"
+        ) from None
     if stat.S_ISDIR(info.st_mode):
         raise TiebreakError(f"{path}: is a folder; name a file to write")
     kind = kind_of_mode(info.st_mode)
@@ -72,8 +75,10 @@ def atomic_text_file(
         raise TiebreakError(f"{path.parent if str(path.parent) else '.'}: no such folder")
     try:
         mode = stat.S_IMODE(target.stat().st_mode)
+        left = "the old file is kept"
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
+        left = "nothing was written"
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:
@@ -85,6 +90,9 @@ def atomic_text_file(
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)
+    except OSError as exc:  # the disk full, a file-size limit, a quota: said, not a traceback
+        Path(tmp).unlink(missing_ok=True)
+        raise TiebreakError(f"{path}: cannot be written ({reason(exc)}); {left}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

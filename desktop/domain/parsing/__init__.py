@@ -59,10 +59,16 @@ from desktop.domain.parsing.free_text import clean, parse_comma_list, parse_sing
 from desktop.domain.parsing.json_answers import parse_json
 from desktop.domain.parsing.parse_outcome import ParseOutcome, fail
 from desktop.domain.parsing.vocabulary import WORDS
+from desktop.domain.results import LONE_SURROGATE
 from desktop.domain.rubric import AnswerFormat, AnswerKind
 from desktop.domain.verdicts import Verdict
 
-__all__ = ["ParseOutcome", "parse_answer", "verdict_token_probabilities"]
+__all__ = ["MAX_ANSWER_CHARS", "ParseOutcome", "parse_answer", "verdict_token_probabilities"]
+
+#: The longest answer read, in characters (after chat tokens are cut). A judge's answer is
+#: a few thousand; a longer one is a parse failure, its raw text kept, so reading any
+#: answer takes bounded time and memory (every pattern below reads it in linear time).
+MAX_ANSWER_CHARS = 1_000_000
 
 # --- entry points ---------------------------------------------------------------------
 
@@ -71,6 +77,12 @@ def parse_answer(text: str, answer: AnswerFormat, dimensions: Sequence[str]) -> 
     """Parse one completion into a verdict for every dimension, or say why it can't."""
     if not dimensions:
         return fail("the rubric has no dimensions")
+    surrogate = LONE_SURROGATE.search(text)
+    if surrogate is not None:  # not text at all: no reading of it can be trusted
+        code, at = ord(surrogate.group()), surrogate.start() + 1
+        return fail(
+            f"the answer is not valid text: a lone surrogate U+{code:04X} at character {at:,}"
+        )
     kind = answer.kind
     if kind is AnswerKind.SINGLE and len(dimensions) == 1:
         quick = WORDS.get(text.strip().lower())  # the common case: a bare "A"
@@ -79,6 +91,10 @@ def parse_answer(text: str, answer: AnswerFormat, dimensions: Sequence[str]) -> 
     text = clean(text)
     if not text:
         return fail("empty answer")
+    if len(text) > MAX_ANSWER_CHARS:
+        return fail(
+            f"answer too long to read: {len(text):,} characters (limit {MAX_ANSWER_CHARS:,})"
+        )
     if kind is AnswerKind.SINGLE:
         return parse_single(text, dimensions)
     if kind is AnswerKind.COMMA_LIST:

@@ -15,7 +15,6 @@ from desktop.domain.parsing.vocabulary import (
     ENUMERATION,
     ITEM,
     LABEL,
-    LIST_HEAD,
     MENTION,
     NEGATION,
     NOT_VERDICTS,
@@ -24,6 +23,7 @@ from desktop.domain.parsing.vocabulary import (
     SPECIAL,
     TRAILING_PROSE,
     is_article,
+    list_head,
     short,
     word_verdict,
 )
@@ -170,9 +170,9 @@ def _list_run(line: str) -> list[tuple[str | None, str]] | None:
             i = j
             continue
         if i > 0:  # prose, then the first verdict
-            head = LIST_HEAD.search(parts[i - 1])
+            head = list_head(parts[i - 1])
             if head is not None:
-                run.insert(0, (None, head["v"]))
+                run.insert(0, (None, head))
         if j < len(parts):  # the last verdict, then prose
             tail = TRAILING_PROSE.search(parts[j])
             last = _item(parts[j][: tail.start()]) if tail is not None else None
@@ -210,20 +210,24 @@ def by_label(
 def parse_comma_list(text: str, dimensions: Sequence[str]) -> ParseOutcome:
     n = len(dimensions)
     lines = text.splitlines()
-    runs = [run for run in (_list_run(line) for line in lines) if run is not None]
-    if runs:
-        for run in runs:
-            for _, w in run:
-                if word_verdict(w) is None:
-                    return fail(f"invalid verdict {short(w)} (expected A, B or tie)")
-        lists = {tuple(word_verdict(w) for _, w in run) for run in runs}
+    first: list[tuple[str | None, str]] | None = None  # the first line's list
+    lists: set[tuple[Verdict | None, ...]] = set()  # every distinct list, not every line's
+    for line in lines:
+        found = _list_run(line)
+        if found is None:
+            continue
+        for _, w in found:
+            if word_verdict(w) is None:
+                return fail(f"invalid verdict {short(w)} (expected A, B or tie)")
+        lists.add(tuple(word_verdict(w) for _, w in found))
+        first = first or found
+    if first is not None:
         if len(lists) > 1:
             shown = " / ".join(", ".join(v.value for v in lst if v) for lst in sorted(lists))
             return fail(f"ambiguous answer: different verdict lists ({shown})")
-        run = runs[0]
-        if len(run) != n:
-            return fail(f"expected {n} verdicts, found {len(run)}")
-        labels = [label for label, _ in run]
+        if len(first) != n:
+            return fail(f"expected {n} verdicts, found {len(first)}")
+        labels = [label for label, _ in first]
         verdicts = [v for v in lists.pop() if v is not None]
         known = {dimension_key(d) for d in dimensions}
         if all(labels) and {dimension_key(x or "") for x in labels} & known:

@@ -10,7 +10,9 @@ from desktop.domain.parsing.free_text import by_label, dimension_key
 from desktop.domain.parsing.parse_outcome import ParseOutcome, fail
 from desktop.domain.parsing.vocabulary import (
     BARE,
-    JSON_IN_OBJECT,
+    JSON_BRACE,
+    JSON_STRING,
+    JSON_TOKEN,
     short,
     word_verdict,
 )
@@ -25,6 +27,10 @@ def _json_objects(text: str) -> tuple[list[dict[str, Any]], str | None]:
     objects: list[dict[str, Any]] = []
     error: str | None = None
     pos = 0
+    # Once a string is never closed, no later quote closes one either: each is escaped in
+    # that string's reading, so a string opened by it reads the same characters the same
+    # way. From then on only braces count, so no quote is read to the end more than once.
+    strings_close = True
     while len(objects) < 20:
         start = text.find("{", pos)
         if start < 0:
@@ -33,9 +39,15 @@ def _json_objects(text: str) -> tuple[list[dict[str, Any]], str | None]:
         p = start
         end = -1
         while True:
-            m = JSON_IN_OBJECT.search(text, p)
+            m = (JSON_TOKEN if strings_close else JSON_BRACE).search(text, p)
             if m is None:
                 break
+            if m.group() == '"':
+                string = JSON_STRING.match(text, m.start())
+                if string is None:
+                    strings_close = False
+                p = m.end() if string is None else string.end()
+                continue
             if m.group() == "{":
                 depth += 1
             elif m.group() == "}":

@@ -33,15 +33,18 @@ NOT_VERDICTS = words(
 
 NAMING = r"(?:response|assistant|output|candidate|model|option|system)"
 OPEN = r"""[\s"'`*_\[(<“‘«>#-]*"""
+# OPEN taken whole, never given back: a letter always follows it, which OPEN cannot match,
+# so giving characters back could not make a match; it could only cost time.
+OPEN_ALL = OPEN + "+"
 CLOSE = r"""[\s"'`*_\])>”’».,;:!]*"""
 V = r"(?P<v>a[ \t]+tie|tie|a|b)"
 WORD = r"[^\W\d_](?:[^\W_]|/){0,11}"
 
 # A whole line (or JSON value) that is nothing but a verdict.
-BARE = re.compile(rf"{OPEN}(?:(?P<name>{NAMING})\s*{OPEN})?{V}{CLOSE}", re.I)
+BARE = re.compile(rf"{OPEN_ALL}(?:(?P<name>{NAMING}){OPEN_ALL})?{V}{CLOSE}", re.I)
 # A whole line that is one answer-shaped word (checked against NOT_VERDICTS).
-BARE_WORD = re.compile(rf"{OPEN}(?:{NAMING}\s*{OPEN})?(?P<w>{WORD}){CLOSE}", re.I)
-DOUBLE = re.compile(r"\[\[\s*(?P<w>[^\[\]\n]{0,20}?)\s*\]\]")
+BARE_WORD = re.compile(rf"{OPEN_ALL}(?:{NAMING}{OPEN_ALL})?(?P<w>{WORD}){CLOSE}", re.I)
+DOUBLE = re.compile(r"\[\[\s*+(?P<w>[^\[\]\n]{0,20}?)\s*+\]\]")
 LABEL = re.compile(
     rf"""(?:
         \b(?:final\s+|overall\s+)?
@@ -51,16 +54,18 @@ LABEL = re.compile(
           (?:response|answer|output|one|assistant|candidate|model)\s+(?:is|would\s+be)\b
       | \bi(?:\s+would|\s+will|['’]d)?\s+(?:choose|pick|select|prefer|go\s+with|vote\s+for)\b
     )
-    \s*{OPEN}(?:(?P<name>{NAMING})\s*{OPEN})?
+    {OPEN_ALL}(?:(?P<name>{NAMING}){OPEN_ALL})?
     (?P<v>a[ \t]+tie|{WORD})(?![^\W_]|[/-])
     """,
     re.I | re.X,
 )
 # After an explicit verdict: "A or B", "A/B", "A, B" make it no statement at all.
-CONTINUES = re.compile(r"""[\s"'`*_\])]*(?:(?:or|and|nor|vs|versus)\b|/|,\s*(?:a|b|tie)\b)""", re.I)
+CONTINUES = re.compile(
+    r"""[\s"'`*_\])]*+(?:(?:or|and|nor|vs|versus)\b|/|,\s*(?:a|b|tie)\b)""", re.I
+)
 REST_OF_LINE = re.compile(rf"{CLOSE}(?:\n|$)")
 MENTION = re.compile(
-    r"""(?P<name>\b(?:response|assistant|output|candidate|model|option|system)\s*[(\["'`*]*\s*)?
+    r"""(?P<name>\b(?:response|assistant|output|candidate|model|option|system)\s*+[(\["'`*]*+\s*+)?
         (?<![^\W_])(?<![/\\.-])(?P<v>a[ \t]+tie|tie|a|b)(?![^\W_]|[/-])""",
     re.I | re.X,
 )
@@ -80,20 +85,29 @@ NEGATION = re.compile(r"\b(?:not|never|neither|nor|no)\b|n['’]t\b", re.I)
 
 # comma-list items: "A", "**tie**", "Response B", "precision: A"; a label may be prose.
 ITEM = re.compile(
-    rf"{OPEN}(?:(?P<label>[^\W\d_][\w ]{{0,40}}?)[*_`]*\s*[:=]\s*{OPEN})?"
-    rf"(?:{NAMING}\s*{OPEN})?(?P<w>{WORD}){CLOSE}",
+    rf"{OPEN_ALL}(?:(?P<label>[^\W\d_][\w ]{{0,40}}?)[*_`]*+\s*+[:=]{OPEN_ALL})?"
+    rf"(?:{NAMING}{OPEN_ALL})?(?P<w>{WORD}){CLOSE}",
     re.I,
 )
 TRAILING_PROSE = re.compile(r"""(?<=[\w*\])"'`])\s*(?:[.;!]\s|\s(?:because|since|as)\b)""", re.I)
 ENUMERATION = re.compile(r"\s*(?:or|and)\b", re.I)
-LIST_HEAD = re.compile(rf"\s(?:{NAMING}\s*)?[\s\"'`*_\[(]*(?P<v>tie|a|b)[\"'`*_\])]*\s*$", re.I)
+# The verdict ending a piece of prose before a comma list ("I'd say A, tie, B"): what
+# ``\s(?:NAMING\s*)?[\s"'`*_\[(]*(?P<v>tie|a|b)["'`*_\])]*\s*$`` finds, read from the end
+# (a search for that pattern tries every space as a start, each reading to the end).
+_HEAD_VERDICT = re.compile(r"""(?P<v>tie|a|b)["'`*_\])]*+\s*+\Z""", re.I)
+_HEAD_RUN = re.compile(r"""[\s"'`*_\[(]*+""")  # matched against the reversed text
+_HEAD_SPACE = re.compile(r"\s")
+_HEAD_NAMING = re.compile(rf"\s{NAMING}\Z", re.I)
 DIM_LINE = re.compile(
-    rf"{OPEN}(?:\d{{1,2}}[.)]{OPEN})?(?P<label>[^\W\d_][\w ]{{0,40}}?)[*_`\s]*"
-    rf"(?:[:=]|-(?!\w))\s*{OPEN}"
-    rf"(?:{NAMING}\s*{OPEN})?(?P<w>{WORD}){CLOSE}",
+    rf"{OPEN_ALL}(?:\d{{1,2}}[.)]{OPEN_ALL})?(?P<label>[^\W\d_][\w ]{{0,40}}?)[*_`\s]*+"
+    rf"(?:[:=]|-(?!\w)){OPEN_ALL}"
+    rf"(?:{NAMING}{OPEN_ALL})?(?P<w>{WORD}){CLOSE}",
     re.I,
 )
-JSON_IN_OBJECT = re.compile(r'"(?:[^"\\]|\\.)*"|[{}]', re.S)
+# Inside a JSON object: the next quote or brace, a whole string, a brace.
+JSON_TOKEN = re.compile(r'["{}]')
+JSON_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.S)
+JSON_BRACE = re.compile(r"[{}]")
 
 
 def word_verdict(word: str) -> Verdict | None:
@@ -110,6 +124,21 @@ def is_article(text: str, end: int, name: str | None) -> bool:
         return False
     nxt = NEXT_WORD.match(text, end)
     return nxt is not None and nxt.group(1).lower() not in AFTER_VERDICT
+
+
+def list_head(text: str) -> str | None:
+    """The verdict at the end of ``text`` when it is preceded by a space, an opening mark,
+    or a space and a naming word ("say A", "(b", "Response B**"); else None."""
+    verdict = _HEAD_VERDICT.search(text)
+    if verdict is None:
+        return None
+    before = text[: verdict.start()]
+    run = _HEAD_RUN.match(before[::-1]).end()  # type: ignore[union-attr]  # always matches
+    if _HEAD_SPACE.search(before, len(before) - run) is None:
+        named = len(before) - run
+        if _HEAD_NAMING.search(before, max(0, named - 10), named) is None:
+            return None
+    return verdict["v"]
 
 
 def short(value: object) -> str:

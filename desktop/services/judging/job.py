@@ -28,7 +28,7 @@ from desktop.adapters.store.results import save_result
 from desktop.domain.chat_formats import format_prompt
 from desktop.domain.errors import RubricError, TiebreakError
 from desktop.domain.profiles import ModelProfile, settings_hash
-from desktop.domain.render import RenderStopped, RenderTooSlow, render
+from desktop.domain.render import RenderOverBudget, RenderStopped, render
 from desktop.domain.requests import (
     ModelRequest,
     answer_grammar,
@@ -288,7 +288,7 @@ class _Run:
             request = job.request_for(pair_id, order, stop=self.cancel.is_set)
         except RenderStopped:  # cancelled while rendering: nothing to keep for this pair
             return
-        except RenderTooSlow as exc:  # the template would be as slow for every pair
+        except RenderOverBudget as exc:  # as slow or as big for every pair: stop
             self.stopped = str(exc)
             return
         except (RubricError, TiebreakError) as exc:

@@ -1,0 +1,169 @@
+"""A rubric template that builds something huge in one step of Python's C code (a big
+integer, a repeated list, a format, a value shared a billion times over, a value nested
+deeper than Python's C code recurses): `rubric add` refuses it in one line, within a time
+bound and with its peak memory measured; on real pairs the job stops with one line (Ctrl+C
+during big-integer work: test_template_cost.py). Before, squaring an integer in a loop ran
+past 60 s, and summing lists, concatenating in a namespace, %-formatting and tojson
+reached 1.3-4.8 GB before the budget noticed."""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import new_project
+from tests.hostile.conftest import REPO, Hostile, Run, fingerprint
+from tests.hostile.test_template_cost import pairs_project, rubric_file
+from tests.judging_helpers import MODEL
+from tests.openai_server import OpenAIServer
+
+DAG = (  # two lists, each shared twice inside the next, 40 times: 2**40 leaves each
+    "{% set ns = namespace(l=[1], m=[1]) %}{% for i in range(40) %}"
+    "{% set ns.l = [ns.l, ns.l] %}{% set ns.m = [ns.m, ns.m] %}{% endfor %}"
+)
+DEEP = (  # a tuple inside a tuple, 20,000 deep: Python hashes it recursively in C
+    "{% set ns = namespace(t=()) %}{% for i in range(200) %}{% for j in range(100) %}"
+    "{% set ns.t = (ns.t,) %}{% endfor %}{% endfor %}"
+)
+BOMBS = {
+    "squaring an integer in a loop": (
+        "{% set ns = namespace(x=3) %}{% for i in range(40) %}{% set ns.x = ns.x * ns.x %}"
+        "{% endfor %}{{ ns.x % 10 }}",
+        "an integer of",
+    ),
+    "a power": ("{{ (3 ** 100000000) % 10 }}", "an integer of"),
+    "summing lists": ("{{ ([[0] * 1000] * 100000)|sum(start=[])|length }}", "a list of"),
+    "a namespace list doubled": (
+        "{% set ns = namespace(l=[0]) %}{% for i in range(40) %}{% set ns.l = ns.l + ns.l %}"
+        "{% endfor %}{{ ns.l|length }}",
+        "a list of",
+    ),
+    "a namespace text doubled": (
+        "{% set ns = namespace(s='x') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}"
+        "{% endfor %}{{ ns.s|length }}",
+        "text of",
+    ),
+    "%-formatting to 4 GB": (
+        "{% set s = 'x' * 800000 %}{{ (('%s' * 5000) % ((s,) * 5000))|length }}",
+        "text of",
+    ),
+    "tojson with a wide indent": (
+        "{% set ns = namespace(l=[1]) %}{% for i in range(90) %}{% set ns.l = [ns.l] %}"
+        "{% endfor %}{{ ns.l|tojson(indent=100000) }}",
+        "text of",
+    ),
+    "printing a shared list": (DAG + "{{ ns.l }}", "as text"),
+    "comparing shared lists": (DAG + "{{ ns.l == ns.m }}", "as text"),
+    "hashing a deep tuple": (DEEP + "{{ {ns.t: 1} }}", "more than 100 deep"),
+    "a table that multiplies text": (
+        "{{ ('x' * 800000).translate({120: 'y' * 800000})|length }}",
+        "as text",
+    ),
+    "an indent of every line": ("{{ ('x\\n' * 100000)|indent(100000)|length }}", "text of"),
+    "a width taken from a value": ("{{ '{:{}}'.format('x', 10 ** 9)|length }}", "text of"),
+    "a batch padded to a billion": ("{{ [1]|batch(10 ** 9, 'x')|list|length }}", "a width of"),
+    "bytes of a billion": ("{{ (1).to_bytes(10 ** 9, 'big')|length }}", "a width of"),
+    "lorem ipsum": ("{{ lipsum(100000, max=100000)|length }}", "text of"),
+    "text kept in a list": (
+        "{% set l = [] %}{% for i in range(100000) %}"
+        "{% set _ = l.append('x' * 100000 ~ i) %}{% endfor %}{{ l|length }}",
+        "MB in all",
+    ),
+}
+_ADDRESS_SPACE = 3 * 2**30  # a bomb the budget missed fails with MemoryError, not the machine
+
+
+def _cap_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (_ADDRESS_SPACE, _ADDRESS_SPACE))
+
+
+def run_measured(*args: str | os.PathLike[str], timeout: float = 60) -> tuple[Run, float, int]:
+    """The real command, as a user runs it: its outcome, wall time and peak resident
+    memory in bytes (wait4's figure for this one process)."""
+    env = {k: v for k, v in os.environ.items() if k != "TIEBREAK_DEBUG"}
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "desktop", *map(str, args)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+        env=env,
+        preexec_fn=_cap_memory,
+    )
+    streams: dict[str, bytes] = {}
+    readers = [
+        threading.Thread(target=lambda k=k, s=s: streams.__setitem__(k, s.read()))
+        for k, s in (("out", proc.stdout), ("err", proc.stderr))
+    ]
+    for reader in readers:
+        reader.start()
+    killer = threading.Timer(timeout, proc.kill)
+    killer.start()
+    try:
+        _, status, usage = os.wait4(proc.pid, 0)
+    finally:
+        killer.cancel()
+    took = time.monotonic() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    for reader in readers:
+        reader.join()
+    assert took < timeout, f"killed after {timeout} s"
+    text = {k: v.decode("utf-8", "replace") for k, v in streams.items()}
+    return Run(proc.returncode, text["out"], text["err"]), took, usage.ru_maxrss * 1024
+
+
+@pytest.mark.parametrize("what", list(BOMBS))
+def test_rubric_add_refuses_a_template_that_builds_too_much(
+    tmp_path: Path, hostile: Hostile, what: str
+) -> None:
+    body, says = BOMBS[what]
+    project = new_project(tmp_path)
+    before = fingerprint(project)
+    run, took, peak = run_measured("rubric", "add", project, rubric_file(tmp_path, "bomb", body))
+    hostile.refused(run, says=("bomb: message 1", says, "rubric not added"), project=project,
+                    before=before)  # fmt: skip
+    assert took < 10, f"took {took:.1f} s"  # start-up included
+    assert peak < 300 * 2**20, f"peak memory {peak / 2**20:.0f} MB"
+
+
+def _sly(tmp_path: Path, hostile: Hostile, setup: str, body: str) -> Path:
+    """A project whose pairs say "slow", with a rubric that runs ``body`` only on such
+    pairs (the sample pair `rubric add` tries does not), after ``setup``."""
+    project = pairs_project(tmp_path, instruction="slow question")
+    hostile.succeeded(hostile.cli("import", project, tmp_path / "pairs.jsonl"))
+    template = setup + "{% if 'slow' in instruction %}" + body + "{% endif %}"
+    hostile.succeeded(hostile.cli("rubric", "add", project, rubric_file(tmp_path, "sly", template)))
+    return project
+
+
+def _judge(project: Path, server: OpenAIServer) -> tuple[str, ...]:
+    return ("judge", project, "--rubric", "sly", "--base-url", server.base_url, "--model", MODEL)
+
+
+def test_a_job_stops_at_a_template_too_big_for_a_real_pair(
+    tmp_path: Path, hostile: Hostile
+) -> None:
+    """On real pairs the template squares an integer in a loop: the job stops at the first
+    pair with one line, before any request is sent. Before, one multiplication ran for
+    tens of seconds, Ctrl+C ignored."""
+    project = _sly(
+        tmp_path, hostile, "{% set ns = namespace(x=3) %}",
+        "{% for i in range(60) %}{% set ns.x = ns.x * ns.x %}{% endfor %}",
+    )  # fmt: skip
+    before = fingerprint(project)
+    with OpenAIServer() as server:
+        start = time.monotonic()
+        run = hostile.cli(*_judge(project, server), timeout=60)
+        took = time.monotonic() - start
+        asked = [r for r in server.requests if r.path.endswith("/completions")]
+    hostile.refused(run, says=("judging stopped: sly: message 1", "an integer of"),
+                    project=project, before=before)  # fmt: skip
+    assert asked == [] and took < 10, f"took {took:.1f} s"
