@@ -31,6 +31,10 @@ BUILTIN_RUBRICS = (
     "href-correctness",
     "just-eval",
     "text-grounded",
+    "pair-v2",
+    "pair-v2-multi-turn",
+    "pair-math-v1",
+    "pair-math-v1-multi-turn",
 )
 
 

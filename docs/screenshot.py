@@ -1,6 +1,7 @@
 """Make docs/screenshot.png: the window on the built-in demo project, its first pairs judged
 by the offline local model (the real llama.cpp server), two verdicts of a reviewer, the
-agreement dock open, and the judge picker (G) open over it, as a reviewer sees it. Uses a
+differences between A and B marked (D), the agreement dock open, and the judge picker (G)
+open over it, as a reviewer sees it. Uses a
 scratch config folder, so a reviewer's own settings are safe.
 
     xvfb-run -s "-screen 0 1600x1000x24" .venv/bin/python docs/screenshot.py [--judge N]
@@ -54,6 +55,7 @@ def main() -> int:
     wait(lambda: not window.judging.running, 60.0 * len(ids))
     window.editing.set_verdict("clarity", Verdict.A)
     window.editing.set_verdict("depth", Verdict.B)
+    window.shortcuts["toggle_diff"].trigger()  # D: the words that differ, marked
     window.agreement.show(True)
     wait(lambda: not window.context.runner.busy(), 30.0)  # figures, counts, judges
     window.choices.focus_judge()  # G: the judge picker, open

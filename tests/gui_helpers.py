@@ -5,11 +5,13 @@ name (``pytest_plugins`` in conftest.py); the helpers are imported."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox, QTextEdit
 
 from desktop.adapters.profiles_file import save_profile
 from desktop.adapters.store import open_project
@@ -17,9 +19,12 @@ from desktop.domain.profiles import ModelProfile
 from desktop.services.app_settings import AppSettings
 from desktop.services.importing import import_file
 from desktop.services.session import ReviewSession
+from desktop.ui.layout_queue import layout_queue
 from desktop.ui.main_window import MainWindow
 from tests.helpers import new_project, write_jsonl
 from tests.openai_server import OpenAIServer
+
+T = TypeVar("T")
 
 
 def _pairs(n: int) -> list[dict[str, str]]:
@@ -80,8 +85,39 @@ def window_fixture(qtbot, project: Path, server: OpenAIServer):
 
 
 def press(qtbot, win: MainWindow, key: Qt.Key, mod=Qt.KeyboardModifier.NoModifier) -> None:
+    """The key, and what it shows laid out (a long text's layout takes later turns of the
+    event loop: desktop/ui/layout_queue.py)."""
     focus = QApplication.focusWidget() or win.pairs.table
     qtbot.keyClick(focus, key, mod)
+    qtbot.waitUntil(layout_queue().idle)
+
+
+def judged_message_box(
+    qtbot, project: Path, profile: ModelProfile, look: Callable[[QMessageBox], T]
+) -> T:
+    """Ada's window on ``project``, asking ``profile``: Ctrl+J's job on the first pair, and
+    what ``look`` saw of the message box it ended with (then closed)."""
+    seen: list[T] = []
+
+    def look_at_the_box() -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(50, look_at_the_box)
+            return
+        seen.append(look(box))
+        box.close()
+
+    save_profile(profile)
+    settings = AppSettings(reviewer="ada", profile=profile.name)
+    window = MainWindow(ReviewSession.open(project, settings), settings)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    QTimer.singleShot(50, look_at_the_box)
+    window.judging.judge_pair()
+    qtbot.waitUntil(lambda: bool(seen) and not window.judging.running, timeout=30_000)
+    window.context.runner.shutdown()
+    return seen[0]
 
 
 def judge_all(qtbot, win: MainWindow) -> None:
@@ -93,6 +129,29 @@ def judge_all(qtbot, win: MainWindow) -> None:
         Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
     )
     qtbot.waitUntil(lambda: not win.judging.running, timeout=20_000)
+
+
+def drawn_fonts(view: QTextEdit, lines: int | None = None) -> set[tuple[str, int, float]]:
+    """The fonts a text view draws its characters in (family, weight, pixel size), as laid
+    out for the screen: on all its lines, or its first ``lines`` (the glyph runs of every
+    line of 16,000 characters of mixed scripts leave Qt work that held the window's next
+    step 60 to 90 ms more, so a test that times that step reads a few lines only)."""
+    document = view.document()
+    document.documentLayout().documentSize()  # laid out, all of it
+    fonts = set()
+    left = -1 if lines is None else lines
+    block = document.begin()
+    while block.isValid() and left:
+        layout = block.layout()
+        for line in range(layout.lineCount()):
+            for run in layout.lineAt(line).glyphRuns():
+                font = run.rawFont()
+                fonts.add((font.familyName(), font.weight(), font.pixelSize()))
+            left -= 1
+            if not left:
+                break
+        block = block.next()
+    return fonts
 
 
 def completions(server: OpenAIServer) -> list:

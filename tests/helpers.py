@@ -14,6 +14,9 @@ from typing import Any
 
 from desktop.adapters.store import open_project
 from desktop.adapters.store.project import ProjectStore
+from desktop.domain.conversations import Message as ChatMessage
+from desktop.domain.pairs import Pair
+from desktop.domain.render import sample_pair
 from desktop.domain.rubric import AnswerFormat, AnswerKind, Message, Rubric
 
 
@@ -43,7 +46,9 @@ def table_digest(path: Path) -> str:
 def store_digest(store: ProjectStore) -> str:
     digest = hashlib.sha256()
     for table in sorted(store.db.table_names()):
-        for row in store.conn.execute(f"SELECT * FROM [{table}] ORDER BY rowid"):
+        # The search index's shadow tables include one WITHOUT ROWID: by its key.
+        order = "1" if "WITHOUT ROWID" in (store.db[table].schema or "").upper() else "rowid"
+        for row in store.conn.execute(f"SELECT * FROM [{table}] ORDER BY {order}"):
             digest.update(json.dumps(row, default=str).encode())
     return digest.hexdigest()
 
@@ -101,4 +106,32 @@ def user_rubric(content: str, role: str = "user") -> Rubric:
         dimensions=("overall",),
         answer=AnswerFormat(AnswerKind.SINGLE),
         messages=(Message(role, content),),
+    )
+
+
+def at_turn_of(rubric: Rubric, pair: Pair) -> Pair:
+    """``pair`` as the last turn of a conversation as long as the rubric reads (MT-bench's
+    two-turn judges read turn 2), earlier turns taken from ``sample_pair``."""
+    sample = sample_pair(rubric)
+    if sample.turn is None or sample.conversation_a is None or sample.conversation_b is None:
+        return pair
+    asked = ChatMessage("user", pair.instruction)
+    return Pair(
+        pair.instruction,
+        pair.response_a,
+        pair.response_b,
+        reference=pair.reference,
+        source=pair.source,
+        conversation_a=(
+            *sample.conversation_a[:-2],
+            asked,
+            ChatMessage("assistant", pair.response_a),
+        ),
+        conversation_b=(
+            *sample.conversation_b[:-2],
+            asked,
+            ChatMessage("assistant", pair.response_b),
+        ),
+        turn=sample.turn,
+        metadata={"reference_turns": [*sample.metadata["reference_turns"][:-1], pair.reference]},
     )

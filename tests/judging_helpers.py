@@ -19,6 +19,11 @@ from tests.helpers import new_project
 from tests.openai_server import GENERATION_PATHS, OpenAIServer, RecordedRequest
 
 MODEL = "test-model"
+# An answer the built-in just-eval rubric reads (it needs no reference in the pairs).
+JUST_EVAL_ANSWER = (
+    '{"rationale": "r", "choices": {"engagement": "A", "clarity": "A", "helpfulness": "B",'
+    ' "factuality": "A", "depth": "tie", "safety": "A"}}'
+)
 _USER = (
     "Question: {{ instruction }}\n<response>{{ response_a }}</response>\n"
     "<response>{{ response_b }}</response>\nWhich is better?"

@@ -36,7 +36,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import email.parser
+import email.policy
 import enum
+import functools
 import inspect
 import itertools
 import json
@@ -45,8 +48,9 @@ import signal
 import sys
 import threading
 import time
+import zlib
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any, TypeAlias
@@ -68,6 +72,11 @@ CHAT_PATH = "/v1/chat/completions"
 COMPLETIONS_PATH = "/v1/completions"
 MODELS_PATH = "/v1/models"
 GENERATION_PATHS: tuple[str, ...] = (CHAT_PATH, COMPLETIONS_PATH)
+# OpenAI's Batch API: upload a file, start a batch, check on it, download its output. A
+# FaultRule on FILE_CONTENT_PATH answers every download (/v1/files/ID/content) instead.
+FILES_PATH = "/v1/files"
+BATCHES_PATH = "/v1/batches"
+FILE_CONTENT_PATH = "/v1/files/*/content"
 
 #: Longest request head (request line + headers) we accept; far above anything a client sends.
 MAX_HEAD_BYTES = 1 << 20
@@ -76,6 +85,16 @@ MAX_BODY_BYTES = 64 << 20
 #: OpenAI's own limits, enforced so a client bug shows up here rather than in production.
 MAX_CHAT_TOP_LOGPROBS = 20
 MAX_COMPLETION_LOGPROBS = 5
+
+#: Content codings a :attr:`Fault.BOMB` body can be sent in, and what makes each: br and zstd
+#: only where their packages are installed (and httpx decodes them only then too).
+ENCODERS: dict[str, str] = {
+    "gzip": "zlib",
+    "deflate": "zlib",
+    "br": "the brotli package",
+    "zstd": "compression.zstd (Python 3.14) or the backports.zstd package",
+}
+_BOMB_PIECE = 1 << 20  # bytes a bomb is made and written in
 
 # A crude BPE-like split: words with their leading space, punctuation runs, whitespace runs.
 # Every character falls in exactly one class, so the tokens always join back to the content.
@@ -100,6 +119,10 @@ class Fault(enum.StrEnum):
     GARBAGE = "garbage"
     #: A complete 200 response whose body is the first half of the real JSON.
     TRUNCATED = "truncated"
+    #: A body of ``Reply.inflate_to`` bytes once decoded (a completion, or an error for a
+    #: status >= 400, whose text is one letter repeated), sent with ``Reply.encoding``
+    #: and made as it is sent: a gzip bomb, or a huge plain body.
+    BOMB = "bomb"
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +157,9 @@ class Reply:
     * ``fault`` — a :class:`Fault` to inject; ``drip_interval`` paces :attr:`Fault.DRIP`.
     * ``body`` — raw response body, sent verbatim with ``status`` and ``headers``.
     * ``finish_reason`` — e.g. ``"length"`` to test truncated verdicts.
+    * ``encoding`` — the ``Content-Encoding`` a :attr:`Fault.BOMB` body is compressed with
+      (``gzip``, ``deflate``, ``br``, ``zstd``; None sends it as is); ``inflate_to`` its
+      size once decoded; ``chunked`` sends it in chunks with no ``Content-Length``.
     """
 
     content: str | None = None
@@ -150,6 +176,9 @@ class Reply:
     error_message: str | None = None
     error_type: str | None = None
     error_code: str | int | None = None
+    encoding: str | None = None
+    inflate_to: int = 0
+    chunked: bool = False
 
     # Convenience constructors: they name the scenario so test code reads like the issue.
 
@@ -208,6 +237,24 @@ class Reply:
     def garbage(cls, *, truncated: bool = False) -> Reply:
         """A 200 whose JSON body is nonsense (or cut in half)."""
         return cls(fault=Fault.TRUNCATED if truncated else Fault.GARBAGE)
+
+    @classmethod
+    def bomb(
+        cls,
+        size: int = 1 << 30,
+        *,
+        encoding: str | None = "gzip",
+        chunked: bool = False,
+        status: int = 200,
+    ) -> Reply:
+        """A reply whose body is ``size`` bytes once decoded: a gzip bomb by default (1 GiB
+        from about 1 MB on the wire); ``encoding=None`` for a huge plain body. ValueError
+        where this Python cannot make ``encoding`` (see :func:`can_encode`)."""
+        if encoding is not None and not can_encode(encoding):
+            raise ValueError(f"cannot make a {encoding!r} body here: {ENCODERS.get(encoding)}")
+        return cls(
+            status=status, fault=Fault.BOMB, encoding=encoding, inflate_to=size, chunked=chunked
+        )
 
     @classmethod
     def slow(cls, delay: float, content: str | None = None) -> Reply:
@@ -348,6 +395,88 @@ def _reason(status: int) -> str:
         return "Unknown"
 
 
+def _zstd() -> Any:
+    try:
+        from compression import zstd  # type: ignore[import-not-found]
+    except ImportError:
+        from backports import zstd  # type: ignore[import-not-found,no-redef]
+    return zstd
+
+
+def can_encode(encoding: str) -> bool:
+    """Whether a bomb can be sent in ``encoding`` by this Python."""
+    if encoding in ("gzip", "deflate"):
+        return True
+    try:
+        if encoding == "br":
+            import brotli  # type: ignore[import-not-found]  # noqa: F401
+        elif encoding == "zstd":
+            _zstd()
+        else:
+            return False
+    except ImportError:
+        return False
+    return True
+
+
+def _compressor(encoding: str) -> tuple[Callable[[bytes], bytes], Callable[[], bytes]]:
+    """(compress a piece, flush the rest) for a content coding."""
+    if encoding in ("gzip", "deflate"):  # HTTP's deflate is zlib's format
+        z = zlib.compressobj(6, zlib.DEFLATED, 31 if encoding == "gzip" else 15)
+        return z.compress, z.flush
+    if encoding == "br":
+        import brotli  # type: ignore[import-not-found]
+
+        b = brotli.Compressor()
+        return b.process, b.finish
+    z = _zstd().ZstdCompressor()
+    return z.compress, lambda: z.flush(z.FLUSH_FRAME)
+
+
+def encoded(data: bytes, encoding: str) -> bytes:
+    """``data`` compressed with a content coding (one :func:`can_encode` allows)."""
+    compress, flush = _compressor(encoding)
+    return compress(data) + flush()
+
+
+def _bomb_pieces(size: int, status: int) -> Iterator[bytes]:
+    """A body of ``size`` bytes (or just its frame, if that is longer): a chat completion,
+    or an error for ``status`` >= 400, whose text is the letter A repeated."""
+    if status >= 400:
+        head, tail = b'{"error": {"type": "server_error", "message": "', b'"}}'
+    else:
+        head = (
+            b'{"id": "chatcmpl-bomb", "object": "chat.completion", "created": 0,'
+            b' "model": "bomb", "choices": [{"index": 0, "finish_reason": "stop",'
+            b' "message": {"role": "assistant", "content": "'
+        )
+        tail = b'"}}]}'
+    yield head
+    left, piece = size - len(head) - len(tail), b"A" * _BOMB_PIECE
+    while left > 0:
+        yield piece[:left]
+        left -= _BOMB_PIECE
+    yield tail
+
+
+def _encoded(pieces: Iterable[bytes], encoding: str | None) -> Iterator[bytes]:
+    if encoding is None:
+        yield from pieces
+        return
+    compress, flush = _compressor(encoding)
+    for piece in pieces:
+        out = compress(piece)
+        if out:
+            yield out
+    yield flush()
+
+
+@functools.lru_cache(maxsize=4)
+def _encoded_bomb(size: int, status: int, encoding: str) -> bytes:
+    """A whole compressed bomb, for a Content-Length (1 GiB of gzip: about 2.5 s, once)."""
+    return b"".join(_encoded(_bomb_pieces(size, status), encoding))
+
+
 def _tokenize(text: str) -> list[str]:
     return _TOKEN_RE.findall(text) or ([text] if text else [])
 
@@ -370,6 +499,10 @@ class OpenAIServer:
     * ``reject_grammar`` — answer a request with llama.cpp's ``grammar`` field with OpenAI's
       HTTP 400 instead of accepting it like llama.cpp (the answer is the script's either way).
     * ``models`` — ids listed by ``GET /v1/models``; the first is the default model name.
+
+    It also runs OpenAI's Batch API (``/v1/files``, ``/v1/batches``): a batch is answered
+    line by line as the generation endpoints would answer each request (script, rules,
+    responder), is ``in_progress`` when created and ``completed`` when first checked on.
 
     Precedence for each generation request: a matching :class:`FaultRule`, else the next
     scripted reply, else the responder. Invalid requests (bad JSON, bad ``response_format``,
@@ -411,6 +544,8 @@ class OpenAIServer:
         self._startup_error: BaseException | None = None
         self._writers: set[asyncio.StreamWriter] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._files: dict[str, bytes] = {}  # the Batch API's files, by id
+        self._batches: dict[str, dict[str, Any]] = {}
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -739,6 +874,8 @@ class OpenAIServer:
                 if reply.fault is not None or reply.status >= 400 or reply.body is not None:
                     return await self._deliver(reply, b"", writer, reader, keep_alive)
             return await self._send_models(path, writer, keep_alive)
+        if path == FILES_PATH or path.startswith((FILES_PATH + "/", BATCHES_PATH)):
+            return await self._batch_api(request, path, data, writer, reader, keep_alive)
         if path not in GENERATION_PATHS:
             return await self._send_error(
                 writer, 404, f"Invalid URL ({request.method} {path})", keep_alive
@@ -765,6 +902,115 @@ class OpenAIServer:
             return await self._send_error(writer, 500, message, keep_alive)
         body = b"" if reply.status >= 400 else self._completion_body(path, data, reply)
         return await self._deliver(reply, body, writer, reader, keep_alive)
+
+    # ------------------------------------------------------------------ Batch API
+
+    async def _batch_api(
+        self,
+        request: _Request,
+        path: str,
+        data: Any,
+        writer: asyncio.StreamWriter,
+        reader: asyncio.StreamReader,
+        keep_alive: bool,
+    ) -> bool:
+        """Upload a file, start and check on a batch, download a file's content."""
+        parts = path.strip("/").split("/")  # v1, files|batches, [id, [content]]
+        found: Any = None
+        if request.method == "POST" and path == FILES_PATH:
+            found = self._upload(request)
+        elif request.method == "POST" and path == BATCHES_PATH and isinstance(data, dict):
+            found = await self._start_batch(data)
+        elif request.method == "GET" and parts[1] == "batches" and len(parts) == 3:
+            found = self._batches.get(parts[2])
+            if found is not None and found["status"] == "in_progress":
+                found["status"] = "completed"
+        elif request.method == "GET" and len(parts) == 4 and parts[3] == "content":
+            rule_reply = self._rule_reply(FILE_CONTENT_PATH)
+            if rule_reply is not None:
+                reply = await self._resolve(rule_reply, {})
+                return await self._deliver(reply, b"", writer, reader, keep_alive)
+            if parts[2] in self._files:
+                await self._send(writer, 200, self._files[parts[2]], {}, keep_alive=keep_alive)
+                return keep_alive
+        if found is None:
+            return await self._send_error(
+                writer, 404, f"Invalid URL ({request.method} {path})", keep_alive
+            )
+        await self._send(writer, 200, json.dumps(found).encode(), {}, keep_alive=keep_alive)
+        return keep_alive
+
+    def _add_file(self, content: bytes, purpose: str, name: str) -> dict[str, Any]:
+        file_id = f"file-tiebreak{len(self._files) + 1:04d}"
+        self._files[file_id] = content
+        return {
+            "id": file_id,
+            "object": "file",
+            "bytes": len(content),
+            "created_at": int(time.time()),
+            "filename": name,
+            "purpose": purpose,
+            "status": "processed",
+        }
+
+    def _upload(self, request: _Request) -> dict[str, Any] | None:
+        """A multipart/form-data upload's ``file`` and ``purpose`` fields."""
+        head = f"Content-Type: {request.headers.get('content-type', '')}\r\n\r\n".encode()
+        message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + request.body)
+        fields = {
+            part.get_param("name", header="content-disposition"): part
+            for part in message.iter_parts()
+        }
+        if "file" not in fields:
+            return None
+        purpose = fields["purpose"].get_content() if "purpose" in fields else "batch"
+        content = fields["file"].get_payload(decode=True)
+        return self._add_file(content, str(purpose).strip(), fields["file"].get_filename() or "")
+
+    async def _start_batch(self, data: dict[str, Any]) -> dict[str, Any] | None:
+        """A batch whose every request is answered now, as the endpoint would answer it."""
+        content = self._files.get(str(data.get("input_file_id")))
+        if content is None:
+            return None
+        lines, failed = [], 0
+        for number, line in enumerate(content.decode().splitlines(), start=1):
+            item = json.loads(line)
+            path, body = item["url"], item["body"]
+            invalid = self._validate(path, body)
+            if invalid is None:
+                reply = await self._resolve(self._choose(path, body), body)
+                status = reply.status
+                answer = (
+                    self._completion_body(path, body, reply)
+                    if status < 400
+                    else _error_body(status, reply.error_message, reply.error_type, None)
+                )
+            else:
+                status, answer = invalid[0], _error_body(invalid[0], invalid[1], None, None)
+            failed += status >= 400
+            response = {
+                "status_code": status,
+                "request_id": f"req-{number}",
+                "body": json.loads(answer),
+            }
+            lines.append({"id": f"batch_req_{number}", "custom_id": item["custom_id"],
+                          "response": response, "error": None})  # fmt: skip
+        output = "".join(json.dumps(line) + "\n" for line in lines).encode()
+        batch_id = f"batch_tiebreak{len(self._batches) + 1:04d}"
+        self._batches[batch_id] = {
+            "id": batch_id,
+            "object": "batch",
+            "endpoint": data.get("endpoint"),
+            "input_file_id": data["input_file_id"],
+            "completion_window": data.get("completion_window", "24h"),
+            "status": "in_progress",
+            "created_at": int(time.time()),
+            "output_file_id": self._add_file(output, "batch_output", "output.jsonl")["id"],
+            "error_file_id": None,
+            "request_counts": {"total": len(lines), "completed": len(lines) - failed,
+                               "failed": failed},
+        }  # fmt: skip
+        return self._batches[batch_id]
 
     @staticmethod
     def _keep_alive(request: _Request) -> bool:
@@ -1027,6 +1273,9 @@ class OpenAIServer:
         if fault == Fault.TRUNCATED:
             await self._send(writer, 200, body[: len(body) // 2], headers, keep_alive=keep_alive)
             return keep_alive
+        if fault == Fault.BOMB:
+            await self._send_bomb(writer, reply, headers, keep_alive)
+            return keep_alive
         if fault == Fault.DRIP:
             writer.write(self._head(status, len(body), headers, keep_alive))
             await writer.drain()
@@ -1039,12 +1288,52 @@ class OpenAIServer:
             return keep_alive
         raise ValueError(f"unknown fault {fault!r}")
 
+    async def _send_bomb(
+        self,
+        writer: asyncio.StreamWriter,
+        reply: Reply,
+        headers: Mapping[str, str],
+        keep_alive: bool,
+    ) -> None:
+        """A :attr:`Fault.BOMB` body, made as the client reads it (as far as it reads)."""
+        headers = dict(headers)
+        if reply.encoding is not None:
+            headers.setdefault("Content-Encoding", reply.encoding)
+        pieces = _bomb_pieces(reply.inflate_to, reply.status)
+        if reply.chunked:
+            writer.write(self._head(reply.status, None, headers, keep_alive))
+            for data in _encoded(pieces, reply.encoding):
+                if data:
+                    writer.write(b"%x\r\n%s\r\n" % (len(data), data))
+                    await writer.drain()
+            writer.write(b"0\r\n\r\n")
+        else:
+            if reply.encoding is None:
+                length = sum(len(p) for p in _bomb_pieces(reply.inflate_to, reply.status))
+            else:
+                body = _encoded_bomb(reply.inflate_to, reply.status, reply.encoding)
+                length = len(body)
+                pieces = (body[i : i + _BOMB_PIECE] for i in range(0, length, _BOMB_PIECE))
+            writer.write(self._head(reply.status, length, headers, keep_alive))
+            for data in pieces:
+                writer.write(data)
+                await writer.drain()
+        await writer.drain()
+
     @staticmethod
-    def _head(status: int, length: int, headers: Mapping[str, str], keep_alive: bool) -> bytes:
+    def _head(
+        status: int, length: int | None, headers: Mapping[str, str], keep_alive: bool
+    ) -> bytes:
+        """A response head; ``length`` None: the body follows in chunks."""
         phrase = _reason(status)
+        framing = (
+            ("Content-Length", str(length))
+            if length is not None
+            else ("Transfer-Encoding", "chunked")
+        )
         merged = {
             "content-type": ("Content-Type", "application/json"),
-            "content-length": ("Content-Length", str(length)),
+            framing[0].lower(): framing,
             "connection": ("Connection", "keep-alive" if keep_alive else "close"),
         }
         for name, value in headers.items():

@@ -205,9 +205,9 @@ def test_judge_key_held_down_sends_one_request(qtbot, window: MainWindow, server
 def test_blind_mode_hides_the_judge_until_the_reviewer_decides(
     qtbot, window: MainWindow, server: OpenAIServer
 ):
+    press(qtbot, window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
     press(qtbot, window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: not window.judging.running, timeout=10_000)
-    press(qtbot, window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
     assert shown(window, "precision").judge == "hidden"
     assert shown(window, "overall").final == "-"
     press(qtbot, window, Qt.Key.Key_B)  # the reviewer's verdict on precision

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QFontDatabase, QFontInfo
 from PySide6.QtWidgets import QApplication
 
 from desktop.adapters.store import open_project
@@ -17,8 +18,15 @@ from desktop.services.importing import import_file
 from desktop.ui import dialogs
 from desktop.ui.main_window import MainWindow
 from desktop.ui.shortcuts import SHORTCUTS
-from tests.gui_helpers import completions, human_rows, judge_all, open_window, press
-from tests.helpers import new_project, write_jsonl
+from tests.gui_helpers import (
+    completions,
+    drawn_fonts,
+    human_rows,
+    judge_all,
+    open_window,
+    press,
+)
+from tests.helpers import new_project, tiebreak, write_jsonl
 from tests.openai_server import OpenAIServer
 
 pytestmark = pytest.mark.usefixtures("qapp")
@@ -67,6 +75,25 @@ def test_n_writes_a_note_on_the_pair(qtbot, window: MainWindow) -> None:
     assert window.session.verdict_views().notes == {"precision": "B misreads the question"}
 
 
+def test_a_note_longer_than_the_field_is_shown_in_part_and_never_saved_cut(
+    qtbot, project: Path, server: OpenAIServer
+) -> None:
+    """A note written on the command line can be longer than the field holds: Enter in the
+    field must not save the part it shows in place of the whole."""
+    note = "The reason, at length. " * 2_000  # 46,000 characters
+    done = tiebreak("override", project, "p1", "precision", "A", "--rubric", "href-four",
+                    "--reviewer", "ada", "--note", note)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    window = open_window(qtbot, project, server)
+    field = window.display.verdicts.note
+    press(qtbot, window, Qt.Key.Key_N)
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    assert window.session.verdict_views().notes == {"precision": note}
+    assert note.startswith(field.text()) and field.isReadOnly()  # shown in part, kept whole
+    assert "46,000 characters" in field.toolTip()
+    window.context.runner.shutdown()
+
+
 def test_ctrl_period_cancels_the_running_job(qtbot, window: MainWindow, server: OpenAIServer):
     server.delay = 0.3
     press(qtbot, window, Qt.Key.Key_J, CTRL | SHIFT)
@@ -80,7 +107,7 @@ def test_ctrl_period_cancels_the_running_job(qtbot, window: MainWindow, server: 
 
 def test_ctrl_w_judges_both_orders(qtbot, window: MainWindow, server: OpenAIServer) -> None:
     press(qtbot, window, Qt.Key.Key_W, CTRL)
-    assert window.statusBar().currentMessage() == "judge both orders: on"
+    assert window.statusBar().currentMessage().startswith("both orders: on — the next Ctrl+J")
     press(qtbot, window, Qt.Key.Key_J, CTRL)
     qtbot.waitUntil(lambda: not window.judging.running, timeout=10_000)
     assert len(completions(server)) == 2  # A/B, then B/A
@@ -118,6 +145,58 @@ def test_r_shows_raw_text_and_l_scrolls_a_and_b_together(qtbot, long_pair: Path,
     win.context.runner.shutdown()
 
 
+@pytest.fixture
+def heading_pairs(tmp_path: Path) -> Path:
+    """A pair whose texts open with markdown headings, then one without."""
+    path = new_project(tmp_path)
+    rows = [
+        {"id": "h1", "instruction": "# Question\n\nWhich one?",
+         "response_a": "# Big heading\n\nSome **bold** text", "response_b": "## Smaller\n\ntext"},
+        {"id": "h2", "instruction": "plain question", "response_a": "plain answer",
+         "response_b": "another plain answer"},
+    ]  # fmt: skip
+    with open_project(path) as store:
+        import_file(store, write_jsonl(tmp_path / "pairs.jsonl", rows))
+    return path
+
+
+def test_r_shows_raw_text_in_the_plain_monospace_font_after_a_heading(
+    qtbot, heading_pairs: Path, server: OpenAIServer
+) -> None:
+    win = open_window(qtbot, heading_pairs, server)
+    pair = win.display.pair_view
+    views = [pair.instruction.view, pair.response_a.view, pair.response_b.view]
+    mono = QFontInfo(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    plain_mono = {(mono.family(), int(QFont.Weight.Normal), float(mono.pixelSize()))}
+    assert all(max(w for _, w, _ in drawn_fonts(v)) == QFont.Weight.Bold for v in views)
+    press(qtbot, win, Qt.Key.Key_R)  # raw: the heading's marks, in the plain font
+    assert views[1].toPlainText().startswith("# Big heading")
+    assert [drawn_fonts(v) for v in views] == [plain_mono] * 3
+    press(qtbot, win, Qt.Key.Key_J)  # still raw, on the next pair
+    assert views[1].toPlainText() == "plain answer"
+    assert [drawn_fonts(v) for v in views] == [plain_mono] * 3
+    press(qtbot, win, Qt.Key.Key_R)  # markdown again, then raw on the pair with headings
+    press(qtbot, win, Qt.Key.Key_K)
+    press(qtbot, win, Qt.Key.Key_R)
+    assert [drawn_fonts(v) for v in views] == [plain_mono] * 3
+    win.context.runner.shutdown()
+
+
+def test_a_and_b_stay_at_equal_width_when_one_says_it_is_shown_in_parts(
+    qtbot, tmp_path: Path, server: OpenAIServer
+) -> None:
+    path = new_project(tmp_path)
+    long = "word " * 20_000  # plain text, in parts: the line above A says so
+    rows = [{"id": "w1", "instruction": "q", "response_a": long, "response_b": "short"}]
+    with open_project(path) as store:
+        import_file(store, write_jsonl(tmp_path / "pairs.jsonl", rows))
+    win = open_window(qtbot, path, server)
+    pair = win.display.pair_view
+    assert pair.response_a.notice.isVisible() and not pair.response_b.notice.isVisible()
+    assert abs(pair.response_a.width() - pair.response_b.width()) <= 2
+    win.context.runner.shutdown()
+
+
 @pytest.mark.parametrize(("key", "mod"), [(Qt.Key.Key_F, CTRL), (Qt.Key.Key_Slash, None)])
 def test_ctrl_f_and_slash_go_to_the_search_box(qtbot, window: MainWindow, key, mod) -> None:
     press(qtbot, window, key, mod or Qt.KeyboardModifier.NoModifier)
@@ -133,7 +212,7 @@ def test_ctrl_i_imports_the_file_chosen(qtbot, window: MainWindow, tmp_path, mon
     press(qtbot, window, Qt.Key.Key_I, CTRL)
     qtbot.waitUntil(lambda: window.pairs.model.rowCount() == 7, timeout=10_000)
     assert window.statusBar().currentMessage() == "imported 1 pairs (0 already there)"
-    qtbot.waitUntil(lambda: window.counts.text().startswith("7 pairs"), timeout=5000)
+    qtbot.waitUntil(lambda: " · 7 pairs · " in window.counts.text(), timeout=5000)
 
 
 @pytest.mark.parametrize(("key", "mod"), [(Qt.Key.Key_F1, None), (Qt.Key.Key_Question, None)])

@@ -31,6 +31,7 @@ NOT_BEFORE_FIRST_PAINT = (
     "desktop.ui.settings_dialog",  # the keyring, when the dialog opens
     "hashlib",  # loads OpenSSL; only to hash
     "tomli_w",
+    "numpy",  # only to compute figures (ratings, prediction-powered win rates)
 )
 
 _CHILD = """

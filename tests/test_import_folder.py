@@ -82,7 +82,7 @@ def test_a_results_folder_imports_every_annotator(tmp_path: Path, alpaca_dir: Pa
     assert run.returncode == 0, run.stderr
     assert run.stdout == (
         f"{folder}: 2 files: 805 pairs added, 845 annotator verdicts added;"
-        " already in the project: 40 pairs;"
+        " 40 records repeat a pair read before them;"
         " skipped 1 without pairs: claude-2.1/model_outputs.json\n"
     )
     with open_project(project) as store:
@@ -102,7 +102,7 @@ def test_a_results_folder_imports_every_annotator(tmp_path: Path, alpaca_dir: Pa
     assert json.loads(raw)["concise_explanation"] == "Model M was more complete (0)."
     again = tiebreak("import", str(project), str(folder))
     assert again.stdout == (
-        f"{folder}: 2 files: nothing added; already in the project: 845 pairs,"
+        f"{folder}: 2 files: nothing added; already in the project: 805 pairs,"
         " 845 annotator verdicts; skipped 1 without pairs: claude-2.1/model_outputs.json\n"
     )
 

@@ -57,7 +57,9 @@ def test_votes_sharing_a_question_id_are_pairs_not_a_clash(tmp_path: Path) -> No
     data = write_jsonl(tmp_path / "votes.jsonl", VOTES)
     run = tiebreak("import", project, data)
     assert (run.returncode, run.stderr) == (0, "")
-    assert run.stdout.strip() == (f"{data}: 3 pairs added; already in the project: 1 pairs")
+    assert run.stdout.strip() == (
+        f"{data}: 3 pairs added; 1 records repeat a pair read before them"
+    )
     rows = export_rows(project, tmp_path / "out.csv")
     assert [(r["external_id"], r["model_a"], r["model_b"]) for r in rows] == [
         ("", "alpaca-13b", "gpt-3.5-turbo"),
@@ -66,7 +68,7 @@ def test_votes_sharing_a_question_id_are_pairs_not_a_clash(tmp_path: Path) -> No
     ]
     assert [json.loads(r["metadata"])["question_id"] for r in rows] == [81, 81, 81]
     again = tiebreak("import", project, data)
-    assert again.stdout.strip() == f"{data}: nothing added; already in the project: 4 pairs"
+    assert again.stdout.strip() == f"{data}: nothing added; already in the project: 3 pairs"
 
 
 def test_a_question_id_is_the_id_where_the_user_says_so(tmp_path: Path) -> None:
@@ -103,10 +105,23 @@ def test_format_offers_every_physical_format_and_every_shape() -> None:
 
     names = [shape.name for shape in SHAPES]
     assert FORMATS == ("csv", "tsv", "jsonl", "json")
-    assert names == ["alpaca-eval", "href", "pairs"] and SHAPES[-1] is PLAIN
+    assert names == [
+        "alpaca-eval",
+        "href",
+        "votes",
+        "fastchat-judgments",
+        "fastchat",
+        "arena-preference",
+        "openai-preference",
+        "hh-rlhf",
+        "trl",
+        "messages",
+        "pairs",
+    ]
+    assert SHAPES[-1] is PLAIN
     assert not set(names) & set(FORMATS)
     usage = tiebreak("import", "--help").stdout
-    assert "{auto,csv,tsv,jsonl,json,alpaca-eval,href,pairs}" in usage
+    assert f"{{auto,csv,tsv,jsonl,json,{','.join(names)}}}" in usage
 
 
 def test_format_pairs_keeps_a_preference_as_metadata(tmp_path: Path) -> None:

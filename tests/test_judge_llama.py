@@ -301,3 +301,42 @@ def test_a_killed_server_is_started_again_and_the_job_finishes(
     assert str(report).startswith("the offline model server crashed (signal 9, SIGKILL);")
     assert server.starts == starts + 1 and server.pid != first_pid
     assert [r["status"] for r in results(path, "tiny-json")] == ["ok"] * len(ids)
+
+
+def test_a_two_turn_demo_pair_judged_offline(tmp_path: Path, monkeypatch) -> None:
+    """The demo project's two-turn pair with different first answers (MT-bench's turn-2
+    shape), judged by FastChat's pair-v2-multi-turn with the bundled model: the grammar
+    makes the answer an explanation and one [[A]]/[[B]]/[[C]]. One order (about 25 s on a
+    loaded 2-core machine; swap is tested against the test server)."""
+    require_llama()
+    from desktop.adapters.store.pairs import find_pair
+    from desktop.services.demo import ensure_demo_project
+    from desktop.services.rubric_catalog import get
+
+    monkeypatch.setenv("TIEBREAK_DATA_DIR", str(tmp_path / "data"))
+    path = ensure_demo_project()
+    with open_project(path) as store:
+        pair = find_pair(store, "demo-22")
+        assert pair.id is not None and pair.turn == 2 and pair.conversation_a is not None
+        add_rubric(store, get("pair-v2-multi-turn"))
+    started = time.monotonic()
+    with open_project(path) as store:
+        job = JudgeJob(
+            store,
+            find_rubric(store, "pair-v2-multi-turn"),
+            local_profile(),
+            base_url=endpoint_for(local_profile()).base_url,
+            api_key=None,
+            options=JobOptions(pair_ids=[pair.id]),
+            server=local_server(),
+        )
+        assert job.grammar is not None
+        summary = job.run()
+    print(f"a two-turn pair: {time.monotonic() - started:.1f} s")
+    assert summary.stopped is None and not summary.errors, summary
+    rows = results(path, "pair-v2-multi-turn")
+    assert len(rows) == 1, rows
+    for row in rows:
+        assert row["status"] == "ok", row
+        assert str(row["raw_completion"]).rstrip()[-5:] in ("[[A]]", "[[B]]", "[[C]]"), row
+        assert json.loads(str(row["verdicts"]))["overall"] in ("A", "B", "tie")

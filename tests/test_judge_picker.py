@@ -251,3 +251,51 @@ def test_the_picker_counts_what_the_status_bar_counts_not_errors(qtbot, tmp_path
     assert win.session.rubric_name == "r"
     qtbot.waitUntil(lambda: judge_texts(win) == ["flaky · 1"], timeout=5000)
     qtbot.waitUntil(lambda: "3 pairs · 1 judged" in win.counts.text(), timeout=5000)
+
+
+def test_a_reopened_project_shows_the_judge_last_chosen(qtbot, two_judges, monkeypatch) -> None:
+    """Reviewed against one judge, closed, reopened: the window came back on the judge with
+    the most recent answers, its column "-" where that one never answered, and Ctrl+E
+    exported that judge's verdicts. The judge chosen is kept per rubric, with the position,
+    and the status bar says whose verdicts are shown."""
+    import desktop.ui.dialogs as dialogs
+
+    project, server = two_judges
+    proc = tiebreak(
+        "judge", project, "--rubric", "just-eval", "--base-url", server.base_url,
+        "--model", "judge-three", "--limit", "1",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    win = open_window(qtbot, project, profile="test")
+    win.choices.rubric_box.setCurrentText("href-overall")
+    assert win.session.judge_model == "judge-two"
+    pick_judge(qtbot, win, 1)
+    for _ in range(3):
+        press(qtbot, Qt.Key.Key_J)  # p4: only judge-one answered it
+    assert shown_judge(win) == "A"
+    win.close()
+
+    again = open_window(qtbot, project, profile="test")
+    assert again.session.current.external_id == "p4"
+    assert again.session.rubric_name == "href-overall"
+    assert shown_judge(again) == "A"
+    assert again.pairs.model.row_at(3).judged  # its J flag, as before closing
+    qtbot.waitUntil(
+        lambda: again.counts.text().startswith("verdicts of judge-one · 6 pairs · 6 judged"),
+        timeout=5000,
+    )
+    qtbot.waitUntil(lambda: again.choices.judge_box.currentText() == "judge-one · 6", timeout=5000)
+    # Another rubric shows its own judge; coming back shows judge-one again.
+    again.choices.rubric_box.setCurrentText("just-eval")
+    assert again.session.judge_model == "judge-three"
+    again.choices.rubric_box.setCurrentText("href-overall")
+    assert again.session.judge_model == "judge-one"
+    out = project.with_name("reopened.csv")
+    monkeypatch.setattr(dialogs, "confirm_export", lambda parent, columns, default: out)
+    press(qtbot, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: "exported 6 rows" in again.statusBar().currentMessage(), timeout=10_000)
+    with out.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert {r["judge_model"] for r in rows} == {"judge-one"}
+    assert [r["overall_model"] for r in rows] == ["A"] * 6
+    again.close()

@@ -159,3 +159,14 @@ def test_a_batch_output_that_echoes_a_key_is_stored_hidden(tmp_path: Path) -> No
         import_batch(store, output)
     kept = stored_text(path)
     assert leaks(kept) == [] and kept.count(HIDDEN) >= 2
+
+
+def test_a_key_cut_short_is_hidden_from_its_eighth_character_on() -> None:
+    from desktop.adapters.keys import key_masker
+
+    mask = key_masker([IN_USE])
+    assert mask(f"a {IN_USE[:7]} b") == f"a {IN_USE[:7]} b"  # too short to tell from a word
+    assert mask(f"a {IN_USE[:8]}x b") == f"a {HIDDEN}x b"
+    assert mask(f"a {IN_USE[:19]}") == f"a {HIDDEN}"
+    assert mask(f"{IN_USE}{IN_USE} {SESSION[:9]}") == f"{HIDDEN}{HIDDEN} {HIDDEN}"
+    assert mask("") == ""

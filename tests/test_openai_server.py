@@ -20,7 +20,7 @@ from typing import Any
 import openai
 import pytest
 
-from tests.openai_server import Fault, OpenAIServer, Reply, TokenLogprob
+from tests.openai_server import Fault, OpenAIServer, Reply, TokenLogprob, can_encode
 
 try:  # the openai package's HTTP stack: httpx2 in openai 3.x, httpx before
     import httpx2 as httpx
@@ -293,6 +293,29 @@ def test_drip_sends_headers_then_one_byte_at_a_time(server: OpenAIServer) -> Non
         received = b"".join(sock.recv(16) for _ in range(3))
         assert len(received) == 3 and received.startswith(b"{")
         assert time.monotonic() - started >= 0.1
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "br", "zstd", None])
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+def test_a_bomb_is_the_size_it_says_once_decoded(
+    server: OpenAIServer, encoding: str | None, chunked: bool
+) -> None:
+    if encoding is not None and not can_encode(encoding):
+        pytest.skip(f"cannot make {encoding} here")
+    size = 3 << 20
+    server.script([Reply.bomb(size, encoding=encoding, chunked=chunked)])
+    body = {"model": "m", "messages": USER}
+    with httpx.Client() as plain, plain.stream("POST", server.base_url + "/chat/completions",
+                                               json=body) as response:  # fmt: skip
+        raw = sum(len(part) for part in response.iter_raw())
+    assert response.headers.get("content-encoding") == encoding
+    assert ("content-length" in response.headers) is not chunked
+    assert ("chunked" in response.headers.get("transfer-encoding", "")) is chunked
+    server.script([Reply.bomb(size, encoding=encoding, chunked=chunked)])
+    with openai.OpenAI(base_url=server.base_url, api_key="k", max_retries=0) as client:
+        answer = chat(client).choices[0].message.content
+    assert set(answer) == {"A"} and size - 300 < len(answer) < size  # the rest: JSON's frame
+    assert raw < size / 100 if encoding else raw == size
 
 
 def test_slow_reply_waits_its_delay(server: OpenAIServer, client: openai.OpenAI) -> None:

@@ -19,7 +19,7 @@ from desktop.domain.pairs import Pair
 from desktop.domain.render import render
 from desktop.domain.rubric import Rubric
 from desktop.resources import prompts_dir
-from tests.helpers import user_rubric
+from tests.helpers import at_turn_of, user_rubric
 
 HREF_SYSTEM = (
     "You are a helpful assistant that helps us rate an AI model's responses to instructions."
@@ -196,6 +196,7 @@ def test_corrected_variant_changes_only_the_listed_slips(seeds_dir: Path) -> Non
 @pytest.mark.parametrize("path", sorted(prompts_dir().glob("*.toml")), ids=lambda p: p.stem)
 def test_every_builtin_renders_a_real_row(path: Path, alpaca_pair: Pair) -> None:
     rubric = load_rubric(path)
+    alpaca_pair = at_turn_of(rubric, alpaca_pair)
     messages = render(rubric, alpaca_pair)
     assert messages[-1]["role"] == "user"
     user = messages[-1]["content"]
@@ -211,7 +212,7 @@ def test_every_builtin_renders_a_real_row(path: Path, alpaca_pair: Pair) -> None
 @pytest.mark.parametrize("path", sorted(prompts_dir().glob("*.toml")), ids=lambda p: p.stem)
 def test_injection_strings_arrive_byte_for_byte(path: Path) -> None:
     rubric = load_rubric(path)
-    text = "".join(m["content"] for m in render(rubric, INJECTED))
+    text = "".join(m["content"] for m in render(rubric, at_turn_of(rubric, INJECTED)))
     for field in ("instruction", "response_a", "response_b", *rubric.requires):
         value = getattr(INJECTED, field)
         assert value in text, field

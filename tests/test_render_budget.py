@@ -16,11 +16,11 @@ from desktop.domain.errors import RubricError
 from desktop.domain.pairs import Pair
 from desktop.domain.render import (
     ENV,
-    SAMPLE_PAIR,
     RenderStopped,
     RenderTooSlow,
     check_cost,
     render,
+    sample_pair,
     variables_for,
 )
 from desktop.domain.rubric import Rubric
@@ -102,9 +102,10 @@ def test_every_built_in_rubric_renders_as_a_plain_sandbox_would() -> None:
     )
     for built_in in list_rubrics():
         check_cost(built_in)  # the sample pair passes every built-in rubric
-        variables = variables_for(built_in, SAMPLE_PAIR)
+        sample = sample_pair(built_in)  # two turns for MT-bench's two-turn judges
+        variables = variables_for(built_in, sample)
         expected = [plain.from_string(m.content).render(variables) for m in built_in.messages]
-        assert [m["content"] for m in render(built_in, SAMPLE_PAIR)] == expected
+        assert [m["content"] for m in render(built_in, sample)] == expected
 
 
 def test_a_template_rendered_on_its_own_has_the_budget_too() -> None:

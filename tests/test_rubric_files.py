@@ -17,7 +17,7 @@ from desktop import resources
 from desktop.adapters.rubric_files import dump_rubric, load_rubric, rubric_from_text, save_rubric
 from desktop.adapters.store import open_project
 from desktop.domain.errors import RubricError
-from desktop.domain.rubric import AnswerFormat, AnswerKind, Decoding, Message, Rubric
+from desktop.domain.rubric import ONE_VERDICT, AnswerFormat, AnswerKind, Decoding, Message, Rubric
 from desktop.domain.template_import import escape_literal
 from desktop.resources import prompts_dir
 from desktop.services import project_rubrics, rubric_catalog
@@ -38,6 +38,10 @@ BUILTINS = {
         (),
     ),
     "text-grounded": (("overall",), "json-choice", ("source",)),
+    "pair-v2": (("overall",), "bracketed", ()),
+    "pair-v2-multi-turn": (("overall",), "bracketed", ()),
+    "pair-math-v1": (("overall",), "bracketed", ("reference",)),
+    "pair-math-v1-multi-turn": (("overall",), "bracketed", ("reference",)),
 }
 
 GOOD = """\
@@ -75,7 +79,8 @@ def test_every_builtin_file_loads_with_its_declared_shape() -> None:
         assert rubric.answer.kind.value == kind
         assert rubric.requires == requires
         assert rubric.decoding.temperature == 0.0
-        assert rubric.decoding.max_tokens == (512 if kind.startswith("json") else 16)
+        tokens = {"bracketed": 2048}.get(kind, 512 if kind.startswith("json") else 16)
+        assert rubric.decoding.max_tokens == tokens  # FastChat's judge: 2048
         assert "faithful" in rubric.description or name.endswith("corrected")
 
 
@@ -126,7 +131,7 @@ def _templates(draw: st.DrawFn) -> str:
 @st.composite
 def _rubrics(draw: st.DrawFn) -> Rubric:
     kind = draw(st.sampled_from(list(AnswerKind)))
-    single = kind in (AnswerKind.SINGLE, AnswerKind.JSON_CHOICE)
+    single = kind in ONE_VERDICT
     dims = draw(st.lists(_name, min_size=1, max_size=1 if single else 5, unique=True))
     reason = draw(st.none() | _name) if kind.value.startswith("json") else None
     fewshot = draw(st.none() | _text)

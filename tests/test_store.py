@@ -36,6 +36,11 @@ def test_new_project_is_wal_and_versioned(tmp_path: Path) -> None:
             "m001_initial",
             "m002_pair_identity",
             "m003_judge_preference",
+            "m004_conversations",
+            "m005_search_index",
+            "m006_samples",
+            "m007_judge_seen",
+            "m008_juries",
         ]
 
 

@@ -3,11 +3,16 @@
 Never a file. A machine with no usable keyring (headless Linux, or a backend that drops
 writes without a word) is told so plainly, with the two ways that still work.
 
+A password in a profile's base URL (``http://user:secret@host/v1``) is a secret too: it is
+kept in the keyring as a key is (:func:`store_profile`), the URL is saved without it, and
+it is sent as basic auth while the URL still names its user.
+
 A server may echo the key it was sent in an error message ("Incorrect API key provided:
 sk-..."), and a completion is the server's text too. :func:`key_masker` hides every key this
-machine knows (the one in use, every profile's environment variable, keyring entry and
-session key) in such text, where it enters the program, so no message, log or project ever
-holds one.
+machine knows (the one in use, every profile's environment variable, keyring entry, session
+key and base-URL password) in such text, where it enters the program, so no message, log or
+project ever holds one; a key cut short (by the server, or by a cap on a message's length)
+is hidden too, from its first :data:`MIN_PREFIX` characters on.
 """
 
 from __future__ import annotations
@@ -20,13 +25,16 @@ from collections.abc import Callable, Iterable
 import keyring
 import keyring.errors
 
-from desktop.adapters.profiles_file import load_profiles
+from desktop.adapters.profiles_file import load_profiles, save_profile
+from desktop.domain.base_urls import split_password, url_user
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile
 
 SERVICE = "tiebreak"
+URL_SERVICE = "tiebreak base URL password"  # one entry per profile, under its name
 HIDDEN = "[key hidden]"
 MIN_MASKED = 4  # a shorter "key" would hide ordinary words; no real key is that short
+MIN_PREFIX = 8  # a key's first characters from which a cut-short key is still hidden
 _session_keys: dict[str, str] = {}
 
 
@@ -40,6 +48,28 @@ def _no_keyring(profile_name: str, why: str) -> KeyStoreError:
         f" (e.g. OPENAI_API_KEY) or keep it for this session only"
         f" (profile {profile_name})"
     )
+
+
+def _no_keyring_for_password(profile_name: str, why: str) -> KeyStoreError:
+    return KeyStoreError(
+        f"no usable keyring on this machine ({why}) to keep the password in profile"
+        f" {profile_name}'s base URL, and it is never written to a file; give the URL with"
+        f" its password to --base-url for each command instead"
+    )
+
+
+def _keep(service: str, name: str, secret: str, refused: Callable[[str], KeyStoreError]) -> None:
+    """Store a secret in the keyring and read it back, so a silently failing backend is
+    found; ``refused(why)`` is the error that says so."""
+    try:
+        keyring.set_password(service, name, secret)
+        kept = keyring.get_password(service, name)
+    except keyring.errors.NoKeyringError:
+        raise refused("no keyring backend") from None
+    except keyring.errors.KeyringError as exc:
+        raise refused(str(exc) or type(exc).__name__) from None
+    if kept != secret:
+        raise refused("the keyring did not keep it")
 
 
 def get_key(profile: ModelProfile) -> str | None:
@@ -74,15 +104,7 @@ def set_key(profile_name: str, key: str) -> None:
     key = key.strip()
     if not key:
         raise TiebreakError("the key is empty")
-    try:
-        keyring.set_password(SERVICE, profile_name, key)
-        kept = keyring.get_password(SERVICE, profile_name)
-    except keyring.errors.NoKeyringError:
-        raise _no_keyring(profile_name, "no keyring backend") from None
-    except keyring.errors.KeyringError as exc:
-        raise _no_keyring(profile_name, str(exc) or type(exc).__name__) from None
-    if kept != key:
-        raise _no_keyring(profile_name, "the keyring did not keep the key")
+    _keep(SERVICE, profile_name, key, lambda why: _no_keyring(profile_name, why))
 
 
 def set_session_key(profile_name: str, key: str) -> None:
@@ -102,9 +124,47 @@ def clear_key(profile_name: str) -> bool:
     return had
 
 
+def url_password(profile: ModelProfile) -> str | None:
+    """The password sent with a profile's base URL: the one still written in the URL (a
+    profiles file from before passwords moved to the keyring, or ``--base-url``), else the
+    keyring's while the URL names a user; None where there is none."""
+    if profile.local or not profile.base_url:
+        return None
+    url, written = split_password(profile.base_url)
+    if written is not None:
+        return written
+    if url_user(url) is None:
+        return None  # a password is sent only to the URL that named its user
+    try:
+        return keyring.get_password(URL_SERVICE, profile.name)
+    except keyring.errors.KeyringError:
+        return None
+
+
+def store_profile(profile: ModelProfile) -> ModelProfile:
+    """Save a profile to profiles.toml, the password in its base URL to the keyring (read
+    back, as a key is) and the URL without it; nothing is saved where the keyring cannot
+    keep it. A URL that names no user any more forgets the password kept for the profile.
+    Returns the profile as saved."""
+    if not profile.base_url:
+        save_profile(profile)
+        return profile
+    url, password = split_password(profile.base_url)
+    name = profile.name
+    if password:
+        _keep(URL_SERVICE, name, password, lambda why: _no_keyring_for_password(name, why))
+    elif password == "" or url_user(url) is None:
+        with contextlib.suppress(keyring.errors.KeyringError):  # none kept is fine too
+            keyring.delete_password(URL_SERVICE, name)
+    saved = profile.with_changes(base_url=url)
+    save_profile(saved)
+    return saved
+
+
 def known_keys() -> set[str]:
     """Every key this machine would send: each profile's environment variable (and
-    OPENAI_API_KEY), its keyring entry, and the keys held for this session."""
+    OPENAI_API_KEY), its keyring entry and base-URL password, and the keys held for this
+    session."""
     try:
         profiles = list(load_profiles().values())
     except TiebreakError:  # a damaged profiles file: still hide what can be found
@@ -114,19 +174,44 @@ def known_keys() -> set[str]:
     for profile in profiles:
         with contextlib.suppress(keyring.errors.KeyringError):
             keys.add((keyring.get_password(SERVICE, profile.name) or "").strip())
+        keys.add(url_password(profile) or "")
     keys.update(_session_keys.values())
     return {k for k in keys if len(k) >= MIN_MASKED}
 
 
 def key_masker(in_use: Iterable[str | None] = ()) -> Callable[[str], str]:
     """A function that replaces every known key (and ``in_use``) in a text with
-    ``[key hidden]``. Keys are read once, here: make one per job or connection."""
+    ``[key hidden]``, and every run of a key's first :data:`MIN_PREFIX` characters or more
+    (a key cut short). Keys are read once, here: make one per job or connection."""
     keys = known_keys() | {k.strip() for k in in_use if k and len(k.strip()) >= MIN_MASKED}
     if not keys:
         return lambda text: text
-    pattern = re.compile("|".join(re.escape(k) for k in sorted(keys, key=len, reverse=True)))
+    # A long key is found by its first MIN_PREFIX characters, then followed as far as the
+    # text goes along it (or along the longest key that starts so): linear in the text.
+    starts: dict[str, list[str]] = {}
+    for key in sorted(keys, key=len, reverse=True):
+        starts.setdefault(key[:MIN_PREFIX] if len(key) >= MIN_PREFIX else key, []).append(key)
+    pattern = re.compile("|".join(re.escape(s) for s in sorted(starts, key=len, reverse=True)))
 
     def mask(text: str) -> str:
-        return pattern.sub(HIDDEN, text) if text else text
+        if not text:
+            return text
+        out: list[str] = []
+        pos = 0
+        while (found := pattern.search(text, pos)) is not None:
+            end = max(_along(text, found.start(), key) for key in starts[found.group()])
+            out += (text[pos : found.start()], HIDDEN)
+            pos = end
+        return "".join(out) + text[pos:] if out else text
 
     return mask
+
+
+def _along(text: str, start: int, key: str) -> int:
+    """Where the run of ``key``'s characters that starts at ``start`` ends."""
+    end = start
+    for char in key:
+        if end == len(text) or text[end] != char:
+            break
+        end += 1
+    return end

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from desktop.adapters.model_file import INSTALL_HINT, bundled_model, cache_dir
 from desktop.domain.errors import TiebreakError
+from desktop.domain.shown_text import shown
 
 MODEL_NAME = "SmolLM2-135M-Instruct"
 SERVER_NAME = "the offline model server"
@@ -241,7 +242,7 @@ class LocalServer:
 
     def _log_tail(self) -> str:
         lines = [ln for ln in self.log_text().splitlines() if ln.strip()]
-        return lines[-1].strip()[:300] if lines else "no output"
+        return shown(lines[-1].strip())[:300] if lines else "no output"  # shown in messages
 
     def stop(self) -> None:
         with self._lock:

@@ -8,7 +8,13 @@ an exhausted quota are not.
 
 Everything the server says (error messages, model names, completions) passes through the
 client's key masker on its way in, so a key a server echoes never reaches a message, a log
-or the project.
+or the project. Its messages and model names are shown too: their control characters (a
+CR LF that would start a forged line, a bidi override) are escaped before they are cut
+short or kept; a completion is kept as it came. A reply is read up to ``REPLY_CAP``
+bytes, decoded (``reply_cap``).
+
+A password in the base URL is sent as basic auth and never shown: the URL in every
+message is the one without it.
 """
 
 from __future__ import annotations
@@ -26,7 +32,10 @@ from openai.types import Completion as TextCompletion
 from openai.types.chat import ChatCompletion
 
 from desktop.adapters.keys import key_masker
+from desktop.adapters.reply_cap import REPLY_CAP, async_http_client, size_text, too_large
+from desktop.domain.base_urls import basic_auth, split_password, without_userinfo
 from desktop.domain.requests import ModelRequest
+from desktop.domain.shown_text import shown
 
 DEFAULT_BACKOFF = 0.5  # seconds before the first retry; doubles with each further one
 MAX_BACKOFF = 30.0
@@ -71,20 +80,26 @@ class ModelClient:
         backoff: float = DEFAULT_BACKOFF,
         mask: Callable[[str], str] | None = None,
         alive: Callable[[], bool] | None = None,
+        password: str | None = None,
     ) -> None:
-        self.base_url = base_url
-        self.mask = mask or key_masker([api_key])
+        """``password``: the base URL's, where the URL names a user (one written in
+        ``base_url`` itself is taken out of it)."""
+        self.base_url, written = split_password(base_url)  # what messages show
+        password = password if password is not None else written
+        self.mask = mask or key_masker([api_key, password])
         self.timeout = timeout
         self.max_retries = max_retries
         self.backoff = backoff
         # Whether the server's process still runs, where we started it: no retry knocks on
         # the door of a process that is gone.
         self.alive = alive
+        auth = basic_auth(self.base_url, password)
         self._client = openai.AsyncOpenAI(
-            base_url=base_url,
+            base_url=without_userinfo(self.base_url) if auth else self.base_url,
             api_key=api_key or "no-key",
             max_retries=0,
             timeout=openai.Timeout(timeout, connect=min(timeout, 10.0)),
+            http_client=async_http_client(REPLY_CAP, basic_auth=auth),
         )
 
     async def close(self) -> None:
@@ -95,8 +110,8 @@ class ModelClient:
         try:
             page = await asyncio.wait_for(self._client.models.list(), timeout=limit)
         except Exception as exc:
-            raise self._masked(_classify(exc, self.base_url, limit)[0]) from None
-        return [self.mask(str(m.id)) for m in page.data]
+            raise _classify(exc, self.base_url, limit, self._clean)[0] from None
+        return [self._clean(str(m.id)) for m in page.data]
 
     async def complete(self, request: ModelRequest) -> Completion:
         attempt = 0
@@ -116,7 +131,7 @@ class ModelClient:
                 text = self.mask(completion.text)
                 return completion if text == completion.text else replace(completion, text=text)
             except Exception as exc:
-                error, retryable, wait = _classify(exc, self.base_url, self.timeout)
+                error, retryable, wait = _classify(exc, self.base_url, self.timeout, self._clean)
                 if not retryable or attempt > self.max_retries:
                     if retryable and attempt > 1:
                         error = ModelCallError(
@@ -124,20 +139,17 @@ class ModelClient:
                             fatal=error.fatal,
                             kind=error.kind,
                         )
-                    raise self._masked(error) from None
+                    raise error from None
                 delay = wait if wait is not None else self.backoff * 2 ** (attempt - 1)
                 delay = min(delay, MAX_RETRY_AFTER if wait is not None else MAX_BACKOFF)
                 await asyncio.sleep(delay * (1 + random.random() * 0.1))
                 if self.alive is not None and not self.alive():
-                    raise self._masked(error) from None
+                    raise error from None
 
-    def _masked(self, error: ModelCallError) -> ModelCallError:
-        text = self.mask(str(error))
-        return (
-            error
-            if text == str(error)
-            else ModelCallError(text, fatal=error.fatal, kind=error.kind)
-        )
+    def _clean(self, text: str) -> str:
+        """A server's text as a message may hold it: keys hidden, controls escaped (both
+        before any cut, so no part of a key or of an escape is left)."""
+        return shown(self.mask(text))
 
     async def _send(self, request: ModelRequest) -> Any:
         """POST exactly ``request.body()`` through the client's documented ``post``: the same
@@ -162,7 +174,7 @@ def completion_from_response(
     try:
         return _completion(api_mode, response, latency_ms, attempts)
     except (AttributeError, TypeError, ValueError) as exc:
-        raise _Garbage(f"the answer is not shaped like a completion ({_short(exc)})") from None
+        raise _Garbage(f"the answer is not shaped like a completion ({_first_line(exc)})") from None
 
 
 def completion_from_body(api_mode: str, body: dict[str, Any]) -> Completion:
@@ -206,9 +218,21 @@ class _Garbage(ValueError):
 
 
 def _classify(
-    exc: BaseException, base_url: str, timeout: float
+    exc: BaseException, base_url: str, timeout: float, clean: Callable[[str], str]
 ) -> tuple[ModelCallError, bool, float | None]:
-    """(error to report, whether a retry may heal it, seconds the server asked us to wait)."""
+    """(error to report, whether a retry may heal it, seconds the server asked us to wait).
+    Every text from outside goes through ``clean`` before it is cut to length."""
+    cap = too_large(exc)
+    if cap is not None:  # it would be as large again: not retried
+        return (
+            ModelCallError(
+                f"the answer from {base_url} is larger than {size_text(cap.cap)} once decoded"
+                " (a judge's answer is a few KB); not read further",
+                kind="too-large",
+            ),
+            False,
+            None,
+        )
     if isinstance(exc, (asyncio.TimeoutError, openai.APITimeoutError)):
         return (
             ModelCallError(f"no answer from {base_url} within {timeout:g} s", kind="timeout"),
@@ -217,7 +241,7 @@ def _classify(
         )
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
-        message = _server_message(exc)
+        message = _server_message(exc, clean)
         wait = _retry_after(exc.response)
         if status == 429:
             if _error_code(exc) == "insufficient_quota":
@@ -257,31 +281,41 @@ def _classify(
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__ or exc
         return (
-            ModelCallError(f"cannot reach {base_url}: {_short(cause)}", kind="unreachable"),
+            ModelCallError(f"cannot reach {base_url}: {_short(cause, clean)}", kind="unreachable"),
             True,
             None,
         )
     if isinstance(exc, (openai.APIResponseValidationError, ValueError)):  # _Garbage, bad JSON
         return (
-            ModelCallError(f"unreadable answer from {base_url}: {_short(exc)}", kind="garbage"),
+            ModelCallError(
+                f"unreadable answer from {base_url}: {_short(exc, clean)}", kind="garbage"
+            ),
             True,
             None,
         )
-    return ModelCallError(f"{type(exc).__name__}: {_short(exc)}", kind="error"), False, None
+    return ModelCallError(f"{type(exc).__name__}: {_short(exc, clean)}", kind="error"), False, None
 
 
-def _short(exc: BaseException) -> str:
+MESSAGE_CUT = 300  # characters of a server's message kept in an error
+
+
+def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
-    return (text[0] if text else type(exc).__name__)[:300]
+    return text[0] if text else type(exc).__name__
 
 
-def _server_message(exc: openai.APIStatusError) -> str:
+def _short(exc: BaseException, clean: Callable[[str], str]) -> str:
+    """The first line of an exception's text (a server's words, often), cleaned, then cut."""
+    return clean(_first_line(exc))[:MESSAGE_CUT]
+
+
+def _server_message(exc: openai.APIStatusError, clean: Callable[[str], str]) -> str:
     body = exc.body
     if isinstance(body, dict):
         inner = body.get("error", body)
         if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])[:300]
-    return _short(exc)
+            return clean(str(inner["message"]))[:MESSAGE_CUT]
+    return _short(exc, clean)
 
 
 def _error_code(exc: openai.APIStatusError) -> str | None:

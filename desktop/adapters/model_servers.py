@@ -107,7 +107,9 @@ def _ollama_models(data: dict) -> tuple[ServedModel, ...] | None:
     for entry in entries:
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             continue
-        details = entry.get("details") if isinstance(entry.get("details"), dict) else {}
+        details = entry.get("details")
+        if not isinstance(details, dict):
+            details = {}
         size = entry.get("size")
         models.append(
             ServedModel(

@@ -1,10 +1,15 @@
-"""Model profiles in ``profiles.toml`` in the config folder; ``local`` is always there."""
+"""Model profiles in ``profiles.toml`` in the config folder; ``local`` is always there.
+
+The file never holds a secret: no key, and no password in a base URL (``keys.store_profile``
+moves one to the keyring before saving; a profile that still carries one is refused here).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from desktop.adapters.config import config_dir, read_toml, write_toml
+from desktop.domain.base_urls import split_password
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import LOCAL_PROFILE, ModelProfile, local_profile
 
@@ -35,6 +40,11 @@ def get_profile(name: str) -> ModelProfile:
 
 def save_profile(profile: ModelProfile) -> None:
     path = profiles_path()
+    if profile.base_url and split_password(profile.base_url)[1] is not None:
+        raise TiebreakError(
+            f"profile {profile.name}: the password in its base URL belongs in the keyring,"
+            f" never in {path}"
+        )
     data = read_toml(path)
     section = data.setdefault("profiles", {})
     if profile.name == LOCAL_PROFILE:

@@ -47,3 +47,11 @@ def probability(text: str) -> float:
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError(f"must be between 0 and 1, not {text}")
     return value
+
+
+def temperature(text: str) -> float:
+    """A sampling temperature: 0 to 2, as OpenAI's API takes it."""
+    value = float(_number(text, float))
+    if not 0 <= value <= 2:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 2, not {text}")
+    return value

@@ -7,11 +7,14 @@ among it) is imported inside the commands that use it."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from desktop.cli.arg_types import positive_float, positive_int
+from desktop.cli.arg_types import positive_float, positive_int, temperature
+from desktop.cli.terminal import say
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import API_MODES, ModelProfile
 
@@ -19,11 +22,38 @@ if TYPE_CHECKING:
     from desktop.services.judging import JobOptions, JobProgress
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("judge", help="ask the judge for verdicts on the pairs")
     p.add_argument("project")
     p.add_argument("--rubric", required=True)
-    p.add_argument("--profile", default="local", help="model profile (default: local)")
+    p.add_argument(
+        "--profile",
+        action="append",
+        help="model profile (default: local); several ask each in one job, its answers"
+        " stored as its model's (a jury's judges)",
+    )
+    p.add_argument(
+        "--samples",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="ask each profile N times (stored as MODEL#1 ... MODEL#N, kept as the jury"
+        " 'MODEL xN': their majority, its confidence the share that agree)",
+    )
+    p.add_argument(
+        "--temperature",
+        type=temperature,
+        metavar="T",
+        help="sampling temperature (default: the profile's or rubric's; 0.7 with --samples)",
+    )
+    p.add_argument("--jury", metavar="NAME", help="keep the judges asked as one jury, NAME")
+    p.add_argument(
+        "--combine",
+        choices=["majority", "mean"],
+        default="majority",
+        help="how --jury combines its judges per dimension: majority (a tie when split"
+        " evenly) or the mean of their B scores",
+    )
     p.add_argument("--base-url", help="an OpenAI-compatible server, instead of a profile")
     p.add_argument("--model", help="the model name, with --base-url")
     p.add_argument("--api-mode", choices=API_MODES)
@@ -97,7 +127,23 @@ def _profile(args: argparse.Namespace) -> ModelProfile:
     return get_profile(args.profile)
 
 
-def _options(args: argparse.Namespace, **more: object) -> JobOptions:
+def _profiles(args: argparse.Namespace) -> list[ModelProfile]:
+    """The profiles `judge` asks: --base-url's, or each --profile (default: local)."""
+    from desktop.adapters.profiles_file import get_profile
+
+    names = args.profile or ["local"]
+    if args.base_url or args.model:
+        if args.profile:
+            raise TiebreakError("--base-url asks one server; leave out --profile")
+        profiles = [_profile(args)]
+    else:
+        profiles = [get_profile(name) for name in names]
+    if args.api_mode:
+        profiles = [p.with_changes(api_mode=args.api_mode) for p in profiles]
+    return profiles
+
+
+def _options(args: argparse.Namespace, **more: Any) -> JobOptions:
     """The options every command that plans a job takes."""
     from desktop.services.judging import JobOptions
 
@@ -109,13 +155,13 @@ def cmd_judge(args: argparse.Namespace) -> int:
     import threading
 
     from desktop.adapters.store import open_project
-    from desktop.services.judging.setup import judge_job
+    from desktop.services.judging.panel import PanelRequest, panel
 
-    profile = _profile(args)
-    if args.api_mode:
-        profile = profile.with_changes(api_mode=args.api_mode)
     if args.swap and args.one_order:
         raise TiebreakError("--swap and --one-order contradict each other")
+    request = PanelRequest(
+        tuple(_profiles(args)), args.samples, args.temperature, args.jury, args.combine
+    )
     options = _options(
         args,
         concurrency=args.concurrency,
@@ -125,8 +171,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
     cancel = threading.Event()
     previous = signal.getsignal(signal.SIGINT)  # until the job runs, Ctrl+C interrupts
     try:
-        with open_project(args.project) as store:
-            job = judge_job(store, args.rubric, profile, options)
+        with open_project(args.project) as store, _where_hint():
+            job = panel(store, args.rubric, request, options)
             # While the job runs, Ctrl+C cancels it: every phase (a prompt rendering, a
             # request waiting on a hung server) looks at this event and ends within a
             # fraction of a second, keeping every answer already stored.
@@ -135,14 +181,21 @@ def cmd_judge(args: argparse.Namespace) -> int:
     finally:
         signal.signal(signal.SIGINT, previous)
     p = summary.progress
-    print(
+    several = "judges" if len(job.jobs) > 1 else "model"
+    say(
         f"{p.ok:,} ok, {p.parse_failures:,} parse failures, {p.errors:,} errors,"
-        f" {p.skipped:,} already judged; {summary.elapsed_s:.1f} s (model {summary.judge_model})"
+        f" {p.skipped:,} already judged; {summary.elapsed_s:.1f} s"
+        f" ({several} {summary.judge_model})"
     )
+    for jury in job.juries:
+        say(
+            f"jury {jury.name!r} ({jury.combine} of {', '.join(jury.jurors)}): choose it as"
+            f" a judge (--judge-model {jury.name!r}, the window's judge picker)"
+        )
     for report in summary.restarts:
-        sys.stderr.write(f"tiebreak: {report}; started it again\n")
+        say(f"tiebreak: {report}; started it again", err=True)
     for sample in summary.errors:
-        sys.stderr.write(f"  {sample}\n")
+        say(f"  {sample}", err=True)
     if summary.stopped:
         raise TiebreakError(f"judging stopped: {summary.stopped}")
     if summary.cancelled:
@@ -154,6 +207,20 @@ def cmd_judge(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+@contextlib.contextmanager
+def _where_hint() -> Iterator[None]:
+    """A rubric that cannot apply to some pairs: the one line also says how ``--where``
+    judges those that have the field it needs."""
+    from desktop.services.judging.applies import MissingField
+
+    try:
+        yield
+    except MissingField as exc:
+        if exc.lacking == exc.selected:
+            raise
+        raise TiebreakError(f"{exc}{exc.where_hint}") from None
 
 
 def _progress_printer():
@@ -176,7 +243,7 @@ def cmd_key(args: argparse.Namespace) -> int:
     profile = get_profile(args.profile)
     if args.key_command == "clear":
         had = clear_key(profile.name)
-        print(f"profile {profile.name}: key {'removed' if had else 'was not stored'}")
+        say(f"profile {profile.name}: key {'removed' if had else 'was not stored'}")
         return 0
     key = (
         sys.stdin.readline().strip()
@@ -184,7 +251,7 @@ def cmd_key(args: argparse.Namespace) -> int:
         else getpass.getpass(f"API key for {profile.name}: ")
     )
     set_key(profile.name, key)
-    print(f"profile {profile.name}: key saved in the keyring")
+    say(f"profile {profile.name}: key saved in the keyring")
     return 0
 
 
@@ -195,7 +262,7 @@ def cmd_reparse(args: argparse.Namespace) -> int:
 
     with open_project(args.project) as store:
         report = reparse(store, find_rubric(store, args.rubric), everything=args.all)
-    print(
+    say(
         f"{report.examined:,} answers parsed again: {report.now_ok:,} ok,"
         f" {report.still_failing:,} still failing"
     )
@@ -210,27 +277,27 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if args.batch_command == "import":
         with open_project(args.project) as store:
             report = import_batch(store, Path(args.results))
-        print(
+        say(
             f"{report.stored:,} results stored: {report.ok:,} ok,"
             f" {report.parse_failures:,} parse failures, {report.errors:,} errors"
         )
         return 0
     profile = _profile(args)
     if args.batch_command == "export":
-        with open_project(args.project) as store:
+        with open_project(args.project) as store, _where_hint():
             job = file_job(store, args.rubric, profile, _options(args))
             exported = export_batch(job, Path(args.out))
-        print(
+        say(
             f"{args.out}: {exported.requests:,} requests for {exported.endpoint}"
             f" ({exported.skipped:,} already judged)"
         )
         return 0
     from desktop.services.judging.batch_submit import submit_batch
 
-    with open_project(args.project) as store:
+    with open_project(args.project) as store, _where_hint():
         job = judge_job(store, args.rubric, profile, _options(args))
-        report = submit_batch(job, poll_seconds=args.poll, log=lambda m: sys.stderr.write(m + "\n"))
-    print(
+        report = submit_batch(job, poll_seconds=args.poll, log=lambda m: say(m, err=True))
+    say(
         f"{report.stored:,} results stored: {report.ok:,} ok,"
         f" {report.parse_failures:,} parse failures, {report.errors:,} errors"
     )

@@ -10,6 +10,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Literal
 
 from desktop import __version__
 from desktop.domain.errors import TiebreakError
@@ -20,8 +21,10 @@ def build_parser() -> argparse.ArgumentParser:
     ``set_defaults(func=...)``, the function that runs it), in the order --help lists them."""
     from desktop.cli import (
         judge_commands,
+        jury_commands,
         model_commands,
         project_commands,
+        report_commands,
         rubric_commands,
         verdict_commands,
         window,
@@ -39,7 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     project_commands.add_parsers(sub)
     rubric_commands.add_parsers(sub)
     verdict_commands.add_parsers(sub)
+    report_commands.add_parsers(sub)
     judge_commands.add_parsers(sub)
+    jury_commands.add_parsers(sub)
     model_commands.add_parsers(sub)
     return parser
 
@@ -85,7 +90,7 @@ def _reported(run: Callable[[], int]) -> int:
     return 1
 
 
-def _window_request(words: list[str]) -> Path | bool | None:
+def _window_request(words: list[str]) -> Path | Literal[False] | None:
     """`tiebreak`, `tiebreak open PROJECT` and `tiebreak PROJECT` start the window without
     building the whole command parser (25 subcommands cost a noticeable part of the
     window's start-up): None for the last project, a Path, or False for anything else.

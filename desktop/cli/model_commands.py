@@ -7,6 +7,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from desktop.cli.arg_types import positive_float, positive_int
+from desktop.cli.terminal import say
 from desktop.domain.chat_formats import CHAT_FORMATS
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import API_MODES, STRUCTURED_MODES, ModelProfile
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
     from desktop.services.model_listing import FoundFile, FoundModels, FoundServerModel
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("profile", help="model profiles")
     p.set_defaults(func=cmd_profile)
     psub = p.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
@@ -51,14 +52,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
-    from desktop.adapters.keys import key_source
-    from desktop.adapters.profiles_file import get_profile, load_profiles, save_profile
+    from desktop.adapters.keys import key_source, store_profile
+    from desktop.adapters.profiles_file import get_profile, load_profiles
     from desktop.cli.terminal import print_json
+    from desktop.domain.base_urls import shown_url
 
     if args.profile_command == "list":
         profiles = load_profiles()
         if args.json:
-            print_json({n: {**p.to_dict(), "key": key_source(p)} for n, p in profiles.items()})
+            print_json({n: _listed(p) for n, p in profiles.items()})
         else:
             for p in profiles.values():
                 where = (
@@ -66,20 +68,29 @@ def cmd_profile(args: argparse.Namespace) -> int:
                     if p.local
                     else f"llama.cpp server for {p.gguf}"
                     if p.gguf
-                    else p.base_url
+                    else shown_url(p.base_url or "")
                 )
-                print(
-                    f"{p.name:<16} {p.model:<28} {p.api_mode:<11} {where}  (key: {key_source(p)})"
-                )
+                say(f"{p.name:<16} {p.model:<28} {p.api_mode:<11} {where}  (key: {key_source(p)})")
         return 0
     if args.profile_command == "add":
-        return _add_profile(args, save_profile)
+        return _add_profile(args, store_profile)
     from desktop.services.connection import test_and_remember
 
     profile = get_profile(args.name)
     report = test_and_remember(profile, quality=not args.quick, progress=_quality_progress())
-    print(report.summary(profile.name))
+    say(report.summary(profile.name))
     return 0 if report.works else 1
+
+
+def _listed(profile: ModelProfile) -> dict[str, object]:
+    """A profile as `profile list --json` shows it: where its key is, never a password."""
+    from desktop.adapters.keys import key_source
+    from desktop.domain.base_urls import shown_url
+
+    listed: dict[str, object] = profile.to_dict()
+    if profile.base_url:
+        listed["base_url"] = shown_url(profile.base_url)
+    return {**listed, "key": key_source(profile)}
 
 
 def _quality_progress():
@@ -89,8 +100,10 @@ def _quality_progress():
     return lambda done, total: report(done) if done < total else None
 
 
-def _add_profile(args: argparse.Namespace, save_profile) -> int:
+def _add_profile(args: argparse.Namespace, store_profile) -> int:
     from pathlib import Path
+
+    from desktop.domain.base_urls import split_password
 
     if args.gguf:
         if args.base_url or args.model:
@@ -100,7 +113,7 @@ def _add_profile(args: argparse.Namespace, save_profile) -> int:
         profile = add_gguf_profile(
             args.name, Path(args.gguf), n_ctx=args.n_ctx, threads=args.threads
         )
-        print(f"saved profile {profile.name}: {describe_gguf(profile)}")
+        say(f"saved profile {profile.name}: {describe_gguf(profile)}")
         return 0
     if not (args.base_url and args.model):
         raise TiebreakError("a profile needs --base-url and --model, or --gguf PATH")
@@ -119,8 +132,9 @@ def _add_profile(args: argparse.Namespace, save_profile) -> int:
         key_env=args.key_env,
         needs_key=not args.no_key,
     )
-    save_profile(profile)
-    print(f"saved profile {profile.name}")
+    store_profile(profile)  # a password in the URL goes to the keyring
+    kept = " (the password in its base URL is kept in the keyring)"
+    say(f"saved profile {profile.name}{kept if split_password(args.base_url)[1] else ''}")
     return 0
 
 
@@ -132,7 +146,7 @@ def cmd_models(args: argparse.Namespace) -> int:
     if args.add is not None:
         entry = _chosen(found, args.add)
         profile = add_found(entry, args.name)
-        print(f"saved profile {profile.name} ({_where(profile)})")
+        say(f"saved profile {profile.name} ({_where(profile)})")
         return 0
     if args.json:
         from dataclasses import asdict
@@ -154,11 +168,13 @@ def _where(profile: ModelProfile) -> str:
 
 def _chosen(found: FoundModels, wanted: str) -> FoundFile | FoundServerModel:
     """The entry numbered ``wanted``, or the one whose label or path is ``wanted``."""
+    from desktop.services.model_listing import FoundFile
+
     entries = found.entries()
     if wanted.isdigit() and 1 <= int(wanted) <= len(entries):
         return entries[int(wanted) - 1]
     for entry in entries:
-        names = (entry.label, entry.path) if hasattr(entry, "path") else (entry.model.name,)
+        names = (entry.label, entry.path) if isinstance(entry, FoundFile) else (entry.model.name,)
         if wanted in names:
             return entry
     raise TiebreakError(
@@ -172,26 +188,26 @@ def _print_found(found: FoundModels) -> None:
 
     number = 0
     if not found.files and not found.servers:
-        print("no GGUF files or model servers found (see README: 'Models already here')")
+        say("no GGUF files or model servers found (see README: 'Models already here')")
         return
     for file in found.files:
         number += 1
         if file.problem:
-            print(f"{number:>3}  {file.source:<13} {file.label}  cannot be used: {file.problem}")
+            say(f"{number:>3}  {file.source:<13} {file.label}  cannot be used: {file.problem}")
             continue
         params = parameter_label(file.parameters) if file.parameters else "?"
-        print(
+        say(
             f"{number:>3}  {file.source:<13} {file.label}  {file.name} · {file.architecture}"
             f" · {params} · {file.quantization} · {size_text(file.size)}  {file.path}"
         )
     for server in found.servers:
         if not server.models:
-            print(f"     {server.kind:<13} {server.base_url}  (answers, no models loaded)")
+            say(f"     {server.kind:<13} {server.base_url}  (answers, no models loaded)")
         for model in server.models:
             number += 1
             facts = [x for x in (model.family, model.parameters, model.quantization) if x]
             if model.size:
                 facts.append(size_text(model.size))
             detail = f"  {' · '.join(facts)}" if facts else ""
-            print(f"{number:>3}  {server.kind:<13} {model.name}{detail}  {server.base_url}")
-    print("'tiebreak models --add N' makes a profile of model N")
+            say(f"{number:>3}  {server.kind:<13} {model.name}{detail}  {server.base_url}")
+    say("'tiebreak models --add N' makes a profile of model N")

@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from desktop.cli.terminal import say
 from desktop.services.exporting import EXPORT_FORMATS
 from desktop.services.importing import FORMAT_HELP, IMPORT_FORMATS
+from desktop.services.preference_export import PREFERENCE_FORMATS
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("new", help="create an empty project file")
     p.add_argument("project", type=Path)
     p.set_defaults(func=cmd_new)
@@ -27,6 +29,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         help="take a pair field from a column of another name (repeatable)",
     )
     p.add_argument("--rubric", help="rubric name that imported verdicts belong to")
+    p.add_argument(
+        "--pair-with",
+        metavar="all|MODEL",
+        help="a FastChat folder's answers: every pair of models (all, the default), or"
+        " each model against the baseline MODEL",
+    )
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("export", help="export one row per pair with verdicts")
@@ -37,8 +45,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument(
         "--format",
         default=None,
-        choices=EXPORT_FORMATS,
-        help="default: from the file name, else csv",
+        choices=(*EXPORT_FORMATS, *PREFERENCE_FORMATS),
+        help="default: from the file name, else csv; trl and openai-preference write"
+        " training records from the final verdicts (ties and undecided pairs left out)",
+    )
+    p.add_argument(
+        "--dimension",
+        help="trl, openai-preference: whose final verdicts (default: overall, or the only one)",
     )
     p.add_argument(
         "--no-formula-guard",
@@ -54,14 +67,13 @@ def cmd_new(args: argparse.Namespace) -> int:
     from desktop.adapters.store import open_project
 
     open_project(args.project, create=True).close()
-    print(f"created {args.project}")
+    say(f"created {args.project}")
     return 0
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     from desktop.adapters.store import open_project
     from desktop.cli.progress import stderr_progress
-    from desktop.cli.terminal import one_line
     from desktop.domain.columns import parse_map_options
     from desktop.services.importing import import_file
 
@@ -74,18 +86,24 @@ def cmd_import(args: argparse.Namespace) -> int:
             mapping=mapping,
             rubric=args.rubric,
             progress=stderr_progress("imported records"),
+            pair_with=args.pair_with,
         )
-    print(one_line(f"{args.file}: {report.summary()}"))
+    say(f"{args.file}: {report.summary()}")
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from desktop.adapters.store import open_project
     from desktop.cli.progress import stderr_progress
-    from desktop.cli.terminal import one_line
     from desktop.services.exporting import export_project, format_for
 
     fmt = args.format or format_for(args.out)
+    if fmt in PREFERENCE_FORMATS:
+        return _export_preferences(args, fmt)
+    if args.dimension is not None:
+        from desktop.domain.errors import TiebreakError
+
+        raise TiebreakError("--dimension is for --format trl or openai-preference")
     with open_project(args.project, readonly=True) as store:
         report = export_project(
             store,
@@ -99,5 +117,24 @@ def cmd_export(args: argparse.Namespace) -> int:
     what = (
         f" (rubric {report.rubric}, judge {report.judge_model or 'none'})" if report.rubric else ""
     )
-    print(one_line(f"{args.out}: {report.rows:,} rows{what}{report.guard_note}"))
+    say(f"{args.out}: {report.rows:,} rows{what}{report.guard_note}")
+    return 0
+
+
+def _export_preferences(args: argparse.Namespace, fmt: str) -> int:
+    from desktop.adapters.store import open_project
+    from desktop.cli.progress import stderr_progress
+    from desktop.services.preference_export import export_preferences
+
+    with open_project(args.project, readonly=True) as store:
+        report = export_preferences(
+            store,
+            args.out,
+            fmt=fmt,
+            rubric=args.rubric,
+            dimension=args.dimension,
+            judge_model=args.judge_model,
+            progress=stderr_progress("exported records"),
+        )
+    say(f"{args.out}: {report.summary()}")
     return 0

@@ -6,11 +6,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from desktop.cli.terminal import say
 from desktop.domain.errors import TiebreakError
 from desktop.domain.rubric import AnswerKind
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("rubrics", help="list the rubrics available")
     p.add_argument("--json", action="store_true")
     p.add_argument("--project", type=Path, help="include rubrics added to this project")
@@ -67,7 +68,7 @@ def cmd_rubrics(args: argparse.Namespace) -> int:
     width = max((len(r.name) for r in rubrics), default=4)
     for r in rubrics:
         needs = f"  needs {', '.join(r.requires)}" if r.requires else ""
-        print(f"{r.name:<{width}}  {r.title}  [{', '.join(r.dimensions)}]{needs}")
+        say(f"{r.name:<{width}}  {r.title}  [{', '.join(r.dimensions)}]{needs}")
     return 0
 
 
@@ -96,7 +97,7 @@ def cmd_rubric_add(args: argparse.Namespace) -> int:
     check_cost(rubric)  # a template too slow or too big on a sample pair is refused here
     with open_project(args.project) as store:
         add_rubric(store, rubric)
-    print(
+    say(
         f"added rubric {rubric.name} [{', '.join(rubric.dimensions)}],"
         f" answer format {rubric.answer.kind.value}, to {args.project}"
     )

@@ -3,50 +3,33 @@ dataclasses as they are)."""
 
 from __future__ import annotations
 
-from desktop.domain.agreement import LABELS, Agreement
-from desktop.domain.head_to_head import HeadToHead
+from dataclasses import replace
+
 from desktop.services.compare import Comparison
+from desktop.services.figure_formats import DASH, count, h2h, num, pct, win
+from desktop.services.figure_lines import matrix_lines
+from desktop.services.figures import (
+    AGREEMENT,
+    PER_GENERATOR,
+    WIN_RATES,
+    WIN_RATES_TABLE,
+    Column,
+    block_lines,
+    blocks,
+    by_name,
+    grid,
+    table,
+)
+from desktop.services.judge_bias_rows import COLUMNS as BIAS_COLUMNS
 from desktop.services.judges import JudgeRow
-from desktop.services.leaderboard import Leaderboard
+from desktop.services.leaderboard import COLUMNS as LEADERBOARD
+from desktop.services.leaderboard import Leaderboard, name_columns
+from desktop.services.ratings import COLUMNS as RATING_COLUMNS
+from desktop.services.ratings import HUMANS, GeneratorRatings
 from desktop.services.review_queue import QueueItem
-from desktop.services.stats import DimensionStats, ReviewerStats, Section, Stats, WinRate
+from desktop.services.stats import DimensionStats, Section, Stats
 
-DASH = "–"
-
-
-def pct(value: float | None) -> str:
-    return DASH if value is None else f"{100 * value:.1f}%"
-
-
-def num(value: float | None) -> str:
-    return DASH if value is None else f"{value:.3f}"
-
-
-def figure(value: float | None, digits: int = 4) -> str:
-    return DASH if value is None else f"{value:.{digits}f}"
-
-
-def _b_interval(w: WinRate) -> str:
-    """B's 95% interval in percent: the bootstrap is of A's share, B's is its complement."""
-    return f"({100 * (1 - (w.high or 0)):.1f}–{100 * (1 - (w.low or 0)):.1f})"
-
-
-def win(w: WinRate) -> str:
-    """B's share of the verdicts (a tie counts half) with its 95% interval."""
-    return DASH if w.rate is None else f"{pct(1 - w.rate)} {_b_interval(w)}"
-
-
-def h2h(h: HeadToHead) -> str:
-    """AlpacaEval's win rate of B with its standard error, in percent."""
-    return DASH if h.win_rate is None else f"{figure(h.win_rate)} ± {figure(h.standard_error)}"
-
-
-def discrete(d: DimensionStats) -> str:
-    """B's discrete win rate (each preference rounded to a verdict) in percent, with the
-    verdicts' bootstrap interval."""
-    if d.judge_win.rate is None:
-        return DASH
-    return f"{figure(d.judge_h2h.discrete_win_rate)} {_b_interval(d.judge_win)}"
+__all__ = ["count", "h2h", "matrix_lines", "num", "pct", "win"]
 
 
 def stats_lines(stats: Stats) -> list[str]:
@@ -61,10 +44,14 @@ def stats_lines(stats: Stats) -> list[str]:
         "",
         *_dimension_table(s.dimensions),
     ]
+    lines += _win_rate_lines(stats)
     for d in s.dimensions:
         lines += _dimension_details(d)
+    lines += _bias_lines(stats)
     if stats.categories:
         lines += ["", *_category_table(stats.categories)]
+    if stats.turns:
+        lines += ["", *_category_table(stats.turns, "turn")]
     return lines
 
 
@@ -93,117 +80,98 @@ def sides(s: Section) -> str:
     return "win rates are B's against A (a tie counts half)"
 
 
-_HEAD = (
-    f"{'dimension':<14} {'judged':>7}  {'B win rate ± se':<18} {'discrete (95% CI)':<21}"
-    f" {'longer':>7} {'swap ok':>8}  {'w/ human':>8} {'agree':>7} {'tie=½':>7} {'no ties':>7}"
-    f" {'kappa':>7}"
-)
-
-
-def _dimension_row(name: str, d: DimensionStats) -> str:
-    h = d.vs_human
-    return (
-        f"{name:<14} {d.judge_win.n:>7,}  {h2h(d.judge_h2h):<18} {discrete(d):<21}"
-        f" {pct(d.judge_longer):>7} {pct(d.swap_consistency):>8}  {h.n:>8,} {pct(h.agreement):>7}"
-        f" {pct(h.agreement_tie_half):>7} {pct(h.agreement_no_ties):>7} {num(h.kappa):>7}"
-    )
-
-
 def _dimension_table(dims: list[DimensionStats]) -> list[str]:
-    return [_HEAD, *(_dimension_row(d.dimension, d) for d in dims)]
+    return table(AGREEMENT, dims)
+
+
+def _win_rate_lines(stats: Stats) -> list[str]:
+    """B's win rate three ways, the further reviews a --target needs, and the one line on
+    how the reviewed pairs were chosen."""
+    dims = [d for d in stats.overall.dimensions if d.win_rates is not None]
+    if not dims:
+        return []
+    figures = list(WIN_RATES)
+    if all(d.target is None for d in dims):
+        figures = [f for f in figures if f.name != "more_reviews"]
+    level = f"{100 * (1 - stats.alpha):g}%"
+    lines = ["", f"B's win rate, {level} intervals (PPI++: the reviewers correct the judge):"]
+    lines += table(figures, dims)
+    for d in dims:
+        lines += block_lines(WIN_RATES_TABLE, d)
+    if stats.sample is not None and stats.sample.note:
+        lines.append(stats.sample.note)
+    return lines
+
+
+def _bias_lines(stats: Stats) -> list[str]:
+    """Every judge's biases as AlpacaEval measures them, one row per judge and dimension."""
+    rows = [r for r in stats.judge_biases if r.biases is not None]
+    if not rows:
+        return []
+    width = max(14, *(len(r.judge) + 1 for r in rows))
+    lead = (
+        Column("judge", "judge", -width, lambda r: r.judge, str, gap=0),
+        Column("dimension", "dimension", -14, lambda r: r.dimension, str, gap=0),
+    )
+    return [
+        "",
+        "the judges' biases, as AlpacaEval measures them: how often each prefers the longer"
+        " answer (of pairs whose answers differ by over 30 characters), the one with a list"
+        " (of pairs where one has a list), and the first shown, A (2 - mean preference;"
+        " 0.5 is no position bias)",
+        *grid((*lead, *BIAS_COLUMNS), rows),
+    ]
 
 
 def _dimension_details(d: DimensionStats) -> list[str]:
+    """Each block of lines the figures add under the tables, a blank line before each."""
     lines: list[str] = []
-    if d.human_win.n:
-        lines += [
-            "",
-            f"{d.dimension}: human B wins {win(d.human_win)}, longer {pct(d.human_longer)}",
-        ]
-    if d.vs_human.n:
-        lines.append(f"{d.dimension}: judge (rows) × human (columns)")
-        lines += matrix_lines(d.vs_human)
-        modes = [
-            f"{m} {a.n:,} (agree {pct(a.agreement)}, kappa {num(a.kappa)})"
-            for m, a in d.by_mode.items()
-        ]
-        if modes:
-            lines.append("  by mode of the human verdict: " + " · ".join(modes))
-    if d.reviewers is not None:
-        lines += ["", *_reviewer_lines(d.dimension, d.reviewers)]
+    for block in blocks():
+        if block == WIN_RATES_TABLE:
+            continue
+        shown = block_lines(block, d)
+        if shown:
+            lines += ["", *shown]
     return lines
 
 
-def matrix_lines(a: Agreement) -> list[str]:
-    head = "        " + "".join(f"{v!s:>7}" for v in LABELS)
-    rows = [
-        f"  {v!s:<6}" + "".join(f"{c:>7,}" for c in row)
-        for v, row in zip(LABELS, a.confusion, strict=True)
-    ]
-    return [head, *rows]
-
-
-def _reviewer_lines(dim: str, r: ReviewerStats) -> list[str]:
-    names = ", ".join(r.reviewers[:6]) + (", …" if len(r.reviewers) > 6 else "")
-    lines = [
-        f"{dim}: {len(r.reviewers)} reviewers ({names}); {r.pairs:,} pairs with 2 or more"
-        f" verdicts, {r.verdicts:,} verdicts",
-    ]
-    figures = []
-    if r.cohen_kappa is not None or len(r.reviewers) == 2:
-        figures.append(f"Cohen's kappa {num(r.cohen_kappa)}")
-    figures += [
-        f"Fleiss' kappa {num(r.fleiss_kappa)}",
-        f"Krippendorff's alpha {num(r.krippendorff_alpha)}",
-        f"leave-one-out agreement {pct(r.loo_agreement)}",
-    ]
-    lines.append("  " + ", ".join(figures))
-    if r.judge_loo_pairs:
-        lines.append(
-            f"  judge against the leave-one-out majority: {pct(r.judge_loo_agreement)}"
-            f" ({r.judge_loo_pairs:,} pairs)"
-        )
-    return lines
-
-
-def _category_table(sections: list[Section]) -> list[str]:
+def _category_table(sections: list[Section], label: str = "category") -> list[str]:
     width = max(14, *(len(s.name) for s in sections))
-    lines = [f"{'category':<{width}} {'pairs':>6} {'parse fail':>10}  " + _HEAD]
+    lines: list[str] = []
     for s in sections:
-        for i, d in enumerate(s.dimensions):
+        rows = table(AGREEMENT, s.dimensions)
+        if not lines:
+            lines.append(f"{label:<{width}} {'pairs':>6} {'parse fail':>10}  " + rows[0])
+        for i, row in enumerate(rows[1:]):
             lead = (
                 f"{s.name:<{width}} {s.pairs:>6,} {pct(s.parse_failure_rate):>10}  "
                 if i == 0
                 else " " * (width + 20)
             )
-            lines.append(lead + _dimension_row(d.dimension, d))
+            lines.append(lead + row)
     return lines
 
 
 def leaderboard_lines(board: Leaderboard) -> list[str]:
-    """AlpacaEval's leaderboard columns, one row per generator (B) and baseline (A), its
-    numbers written as its CSV writes them (no thousands separators)."""
+    """AlpacaEval's leaderboard columns, one row per generator (B) and baseline (A); where
+    reviewers gave verdicts, B's win rate three ways beside them."""
     dims = list(dict.fromkeys(r.dimension for r in board.rows))
     lines = [
         f"rubric {board.rubric} · judge {board.judge_model or 'none'} · one row per generator"
         " (model_b) against its baseline (model_a)"
     ]
-    width = max([10, *(len(r.generator or DASH) for r in board.rows)])
-    base = max([9, *(len(r.baseline or DASH) for r in board.rows)])
+    columns = [*name_columns(board.rows), *LEADERBOARD]
+    if any(r.win_rates is not None and r.win_rates.humans is not None for r in board.rows):
+        first, *rest = by_name(WIN_RATES, PER_GENERATOR)
+        columns += [replace(first, gap=2), *rest]
+        level = f"{100 * (1 - board.alpha):g}%"
+        lines.append(
+            f"B's win rate by the judge alone, the humans alone and PPI++ (the reviewers"
+            f" correct the judge), {level} intervals, over each generator's pairs"
+        )
     for dim in dims:
-        lines += [
-            "",
-            *([f"{dim}:"] if len(dims) > 1 else []),
-            f"{'generator':<{width}}  {'baseline':<{base}}  {'win rate':>8} {'std error':>9}"
-            f" {'wins':>6} {'losses':>6} {'draws':>5} {'n':>6} {'discrete':>8} {'avg length':>10}",
-        ]
-        for r in (r for r in board.rows if r.dimension == dim):
-            lines.append(
-                f"{r.generator or DASH:<{width}}  {r.baseline or DASH:<{base}}"
-                f"  {figure(r.win_rate):>8} {figure(r.standard_error):>9} {r.n_wins:>6}"
-                f" {r.n_wins_base:>6} {r.n_draws:>5} {r.n_total:>6}"
-                f" {figure(r.discrete_win_rate):>8} {r.avg_length:>10}"
-            )
+        rows = [r for r in board.rows if r.dimension == dim]
+        lines += ["", *([f"{dim}:"] if len(dims) > 1 else []), *grid(columns, rows)]
     return lines
 
 
@@ -261,3 +229,42 @@ def queue_lines(items: list[QueueItem], total: int) -> list[str]:
             f"  #{item.pair_id:<7} {item.reason:<15} conf {conf:<5} {', '.join(item.dimensions)}"
         )
     return lines
+
+
+def ratings_lines(r: GeneratorRatings) -> list[str]:
+    """One rubric's dimension: the ratings table, then the win rate between every two."""
+    scale = f"{r.anchor[0]} at {r.anchor[1]:g}" if r.anchor is not None else "mean 1000"
+    head = (
+        f"rubric {r.rubric} · {r.dimension} · {_source(r)}: {len(r.models):,} generators,"
+        f" {r.verdicts:,} verdicts"
+    )
+    if not r.models:
+        return [head + " (ratings need verdicts between two different generators)"]
+    level = f"{100 * r.level:g}%"
+    boot = f"{r.rounds:,} bootstrap rounds, seed {r.seed}" if r.rounds else "no bootstrap"
+    lines = [
+        head,
+        f"Bradley-Terry on the Elo scale (400 points: 10 to 1 odds; {scale}), ties half a win"
+        f" each way; {level} intervals, {boot}; a rank counts the models surely above",
+    ]
+    if r.left_out:
+        lines.append(f"{r.left_out:,} verdicts left out: their pair names no two generators")
+    if not r.mle_exists:
+        lines.append(
+            "some generator won or lost every verdict against the rest: its rating is held"
+            " finite only by a ridge, and its interval understates how little is known"
+        )
+    width = max(9, *(len(m.model) for m in r.models))
+    name = Column("model", "generator", -width, lambda m: m.model, str, gap=0)
+    lines += ["", *grid((name, *RATING_COLUMNS), r.models)]
+    lines += ["", "win rate of the row against the column (a tie half; – never met):"]
+    cell = max(7, *(len(m.model) for m in r.models))
+    names = [m.model for m in r.models]
+    lines.append(" " * width + "".join(f" {n:>{cell}}" for n in names))
+    for m, row in zip(names, r.win_rate, strict=True):
+        lines.append(f"{m:<{width}}" + "".join(f" {pct(v):>{cell}}" for v in row))
+    return lines
+
+
+def _source(r: GeneratorRatings) -> str:
+    return "reviewers' verdicts" if r.source == HUMANS else f"judge {r.source}"

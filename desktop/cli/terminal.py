@@ -2,10 +2,13 @@
 
 Pair ids, categories, model names and server messages are someone else's text. An escape
 sequence in them (``ESC ] 0 ; title BEL`` sets the window title, ``ESC [ 2 J`` clears the
-screen, C1's ``CSI`` does the same in one byte) would be run by the terminal, so every
-control character but newline and tab is written as its ``\\xNN`` escape instead. The
-command's streams are wrapped once, in :func:`guarded_streams`; JSON is escaped by
-:func:`json_text` in JSON's own way, so it stays valid JSON.
+screen, C1's ``CSI`` does the same in one byte) would be run by the terminal, a CR or LF
+would start a forged line, a bidi override would turn text around; so every control
+character is written as its escape instead (``domain.shown_text``). The command's
+streams are wrapped once, in :func:`guarded_streams`, which escapes all but the newlines
+and tabs that lay out our own lines; each line that holds outside text is written with
+:func:`say` (or, for the one error line, :func:`print_error`), which escapes those too.
+JSON is escaped by :func:`json_text` in JSON's own way, so it stays valid JSON.
 """
 
 from __future__ import annotations
@@ -14,26 +17,16 @@ import contextlib
 import json
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
-# C0 controls except tab and newline, DEL, and the C1 controls.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-# Every control character, newline and tab included.
-_CONTROL_ALL = re.compile("[\x00-\x1f\x7f-\x9f]")
-# What JSON leaves raw with ensure_ascii=False: DEL and C1 (it escapes C0 itself).
-_JSON_RAW = re.compile("[\x7f-\x9f]")
+from desktop.domain.shown_text import shown
 
+__all__ = ["json_text", "print_error", "print_json", "say", "say_blocks", "shown"]
 
-def shown(text: str) -> str:
-    """``text`` with its control characters (but newline and tab) written as ``\\xNN``."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-
-
-def one_line(text: str) -> str:
-    """``text`` with newline and tab escaped too (``\\x0a``): a summary line that names a
-    file keeps to one line whatever the file's name holds."""
-    return _CONTROL_ALL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+# What JSON leaves raw with ensure_ascii=False: DEL, C1, the bidi controls and the line
+# and paragraph separators (it escapes C0 itself).
+_JSON_RAW = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 
 
 def json_text(value: object) -> str:
@@ -48,8 +41,23 @@ def print_json(value: object) -> None:
 
 
 def print_error(message: str) -> None:
-    """The one line on stderr that a failed command ends with."""
+    """The one line on stderr that a failed command ends with: one line, whatever the
+    message holds."""
     sys.stderr.write(f"tiebreak: error: {shown(message)}\n")
+
+
+def say(*lines: str, err: bool = False) -> None:
+    """Lines on stdout (stderr with ``err``), each one line whatever its data holds: a
+    newline in a pair id or a server's message is shown as ``\\x0a``, never as a line."""
+    stream = sys.stderr if err else sys.stdout
+    for line in lines:
+        stream.write(shown(line) + "\n")
+
+
+def say_blocks(blocks: Iterable[Sequence[str]]) -> None:
+    """Blocks of lines on stdout (each line as :func:`say` writes it), a blank line between."""
+    for i, block in enumerate(blocks):
+        say(*([""] if i else []), *block)
 
 
 class _Guarded:
@@ -60,7 +68,7 @@ class _Guarded:
         self.raw = stream
 
     def write(self, text: str) -> int:
-        return self.raw.write(shown(text))
+        return self.raw.write(shown(text, lines=True))
 
     def writelines(self, lines: Any) -> None:
         for line in lines:
@@ -79,7 +87,7 @@ def raw_stream(stream: TextIO) -> TextIO:
 def guarded_streams() -> Iterator[None]:
     """Escape what a command writes to stdout and stderr while it runs."""
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = _Guarded(out), _Guarded(err)  # type: ignore[assignment]
+    sys.stdout, sys.stderr = _Guarded(out), _Guarded(err)
     try:
         yield
     finally:

@@ -7,16 +7,18 @@ from __future__ import annotations
 import argparse
 import dataclasses
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from desktop.cli.arg_types import count_or_all, probability
+from desktop.cli.terminal import say
 from desktop.domain.errors import TiebreakError
 
 if TYPE_CHECKING:
     from desktop.adapters.store.project import ProjectStore
+    from desktop.services.jury_stats import JuryStats
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("override", help="set the reviewer's verdict on one dimension of a pair")
     p.add_argument("project", type=Path)
     p.add_argument("pair_id", help="the pair's external id, or #N for its row number")
@@ -49,12 +51,71 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals")
     p.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="the win rates' intervals are at level 1 - ALPHA (default 0.05: 95%%)",
+    )
+    p.add_argument(
+        "--target",
+        type=_points,
+        metavar="±POINTS",
+        help="how many more human verdicts bring the PPI++ interval to ±POINTS (say ±2)",
+    )
+    p.add_argument(
         "--by",
-        choices=["model"],
-        help="instead: one row per generator (model_b against model_a as baseline),"
-        " AlpacaEval's leaderboard",
+        choices=["model", "turn"],
+        help="model: instead, one row per generator (model_b against model_a as baseline),"
+        " AlpacaEval's leaderboard; turn: the figures of each compared turn apart too",
+    )
+    p.add_argument(
+        "--ratings",
+        action="store_true",
+        help="instead: Bradley-Terry ratings of every generator (model_a and model_b) on the"
+        " Elo scale, with intervals, ranks and the win rate between every two",
+    )
+    p.add_argument(
+        "--humans",
+        action="store_true",
+        help="--ratings from the reviewers' verdicts rather than the judge's",
+    )
+    p.add_argument(
+        "--anchor",
+        type=_anchor,
+        metavar="MODEL=RATING",
+        help="--ratings: give MODEL this rating (default: the ratings average 1000)",
+    )
+    p.add_argument(
+        "--rounds",
+        type=count_or_all,
+        metavar="N",
+        help="--ratings: bootstrap rounds (default 1000; 0: the sandwich intervals only)",
     )
     p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser(
+        "sample",
+        help="draw a seeded sample of judged pairs to review, so figures over them stay unbiased",
+    )
+    p.add_argument("project", type=Path)
+    p.add_argument("--rubric", help="default: the project's only rubric with verdicts")
+    p.add_argument("--judge-model", help="whose verdicts (default: the latest used)")
+    p.add_argument("--size", type=int, required=True, help="pairs to draw")
+    p.add_argument(
+        "--method",
+        choices=["uniform", "uncertain"],
+        default="uniform",
+        help="uniform, or favouring uncertain verdicts (low confidence, flips, jury splits)",
+    )
+    p.add_argument(
+        "--floor",
+        type=probability,
+        default=0.2,
+        help="uncertain: the surest verdict's chance relative to the least sure (default 0.2)",
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_sample)
 
     p = sub.add_parser(
         "judges", help="every judge with answers: per rubric, answers, failures, errors, when"
@@ -78,49 +139,68 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--judge-model", help="whose judge verdicts (default: the latest used)")
     p.add_argument("--reviewer", help="count only this reviewer's verdicts as reviewed")
     p.add_argument("--low-confidence", type=probability, default=0.7, metavar="P")
+    p.add_argument(
+        "--sample",
+        action="store_true",
+        help="walk the latest sample ('tiebreak sample'): its pairs not yet reviewed, in the"
+        " order drawn",
+    )
     p.add_argument("--limit", type=count_or_all, default=50, help="pairs to list (0: all)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_queue)
 
 
+def _points(text: str) -> float:
+    """A half-width in points of a percentage, "±2", "+-2" or "2", as a share (0.02)."""
+    value = text.strip().removeprefix("±").removeprefix("+-").removesuffix("%")
+    try:
+        points = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of points: {text!r}") from None
+    if not 0 < points < 100:
+        raise argparse.ArgumentTypeError(f"a half-width from 0 to 100 points, got {text!r}")
+    return points / 100
+
+
+def _anchor(text: str) -> tuple[str, float]:
+    """MODEL=RATING: the last '=' parts them (a model's name may hold one)."""
+    model, sep, rating = text.rpartition("=")
+    try:
+        value = float(rating)
+    except ValueError:
+        value = float("nan")
+    if not sep or not model or value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"expected MODEL=RATING, such as gpt-4=1200, not {text!r}")
+    return model, value
+
+
 def cmd_override(args: argparse.Namespace) -> int:
     from desktop.adapters.store import open_project
     from desktop.adapters.store.pairs import find_pair
-    from desktop.adapters.store.rubrics import latest_rubric
     from desktop.services.overrides import override, parse_verdict
-    from desktop.services.project_rubrics import add_rubric, dimensions_for, find_rubric
 
     verdict = None if args.verdict.lower() == "clear" else parse_verdict(args.verdict)
     with open_project(args.project) as store:
         rubric = _rubric(store, args, "; name one with --rubric")
         pair = find_pair(store, args.pair_id)
-        dims = dimensions_for(store, rubric)
-        if args.dimension not in dims:
-            raise TiebreakError(
-                f"rubric {rubric} has no dimension {args.dimension!r} (it has {', '.join(dims)})"
-            )
-        with store.transaction():
-            if latest_rubric(store, rubric) is None:
-                add_rubric(store, find_rubric(store, rubric))  # traceable to its text
-            override(
-                store,
-                pair,
-                rubric=rubric,
-                dimensions=dims,
-                dimension=args.dimension,
-                verdict=verdict,
-                reviewer=args.reviewer,
-                note=args.note,
-                mode="cli",
-            )
+        override(
+            store,
+            pair,
+            rubric=rubric,
+            dimension=args.dimension,
+            verdict=verdict,
+            reviewer=args.reviewer,
+            note=args.note,
+            mode="cli",
+        )
     shown = verdict.value if verdict else "cleared"
-    print(f"{pair.label}: {args.dimension} = {shown} (rubric {rubric})")
+    say(f"{pair.label}: {args.dimension} = {shown} (rubric {rubric})")
     return 0
 
 
 def _rubric(store: ProjectStore, args: argparse.Namespace, hint: str = "") -> str:
     """The rubric named with --rubric, else the project's only one with verdicts."""
-    from desktop.services.exporting import choose_rubric
+    from desktop.services.rubric_choice import choose_rubric
 
     rubric = args.rubric or choose_rubric(store, None)
     if rubric is None:
@@ -131,10 +211,13 @@ def _rubric(store: ProjectStore, args: argparse.Namespace, hint: str = "") -> st
 def cmd_stats(args: argparse.Namespace) -> int:
     from desktop.adapters.store import open_project
     from desktop.cli.stats_format import comparison_lines, stats_lines
-    from desktop.cli.terminal import print_json
+    from desktop.cli.terminal import print_json, say_blocks
     from desktop.domain.agreement import LABELS
 
+    _check_stats_options(args)
     with open_project(args.project, readonly=True) as store:
+        if args.ratings:
+            return _ratings(store, args)
         if args.compare_rubric or args.compare_model:
             from desktop.services.compare import compare
 
@@ -149,44 +232,130 @@ def cmd_stats(args: argparse.Namespace) -> int:
             if args.json:
                 print_json({"labels": [str(v) for v in LABELS], **dataclasses.asdict(result)})
             else:
-                print("\n".join(comparison_lines(result, limit=args.limit)))
+                say(*comparison_lines(result, limit=args.limit))
             return 0
         if args.by == "model":
             return _by_model(store, args)
         from desktop.services.stats import compute_stats
 
-        stats = compute_stats(store, args.rubric, args.judge_model, seed=args.seed)
+        stats = compute_stats(
+            store,
+            args.rubric,
+            args.judge_model,
+            seed=args.seed,
+            alpha=args.alpha,
+            target=args.target,
+            by_turn=args.by == "turn",
+        )
+        from desktop.services.jury_stats import jury_stats
+
+        juries = {s.rubric: jury_stats(store, s.rubric, s.judge_model) for s in stats}
     if args.json:
         print_json(
             {
                 "labels": [str(v) for v in LABELS],
                 "seed": args.seed,
-                "rubrics": [dataclasses.asdict(s) for s in stats],
+                "alpha": args.alpha,
+                "rubrics": [_with_jury(dataclasses.asdict(s), juries[s.rubric]) for s in stats],
             }
         )
         return 0
     if not stats:
-        print(f"{args.project}: no verdicts yet")
+        say(f"{args.project}: no verdicts yet")
         return 0
-    print("\n\n".join("\n".join(stats_lines(s)) for s in stats))
+    say_blocks(stats_lines(s) + _jury_lines(juries[s.rubric]) for s in stats)
+    return 0
+
+
+def _with_jury(figures: dict[str, Any], jury: JuryStats | None) -> dict[str, Any]:
+    """A rubric's figures in --json, with its jury's (``jury``: null for one judge)."""
+    return {**figures, "jury": dataclasses.asdict(jury) if jury is not None else None}
+
+
+def _jury_lines(jury: JuryStats | None) -> list[str]:
+    from desktop.cli.jury_format import jury_lines
+
+    return ["", *jury_lines(jury)] if jury is not None else []
+
+
+def cmd_sample(args: argparse.Namespace) -> int:
+    from desktop.adapters.store import open_project
+    from desktop.cli.terminal import print_json
+    from desktop.services.review_samples import draw_review_sample
+
+    with open_project(args.project) as store:
+        rubric = _rubric(store, args, "; name one with --rubric")
+        drawn = draw_review_sample(
+            store,
+            rubric,
+            args.size,
+            judge_model=args.judge_model,
+            method=args.method,
+            seed=args.seed,
+            floor=args.floor,
+        )
+    if args.json:
+        print_json(dataclasses.asdict(drawn))
+        return 0
+    say(
+        f"sample #{drawn.sample_id}: {drawn.size:,} of {drawn.frame:,} judged pairs"
+        f" ({drawn.method}, seed {drawn.seed}; rubric {rubric}, judge {drawn.judge_model});"
+        " review them in this order ('tiebreak stats' weights them by 1 / probability):"
+    )
+    say(*(f"  #{pid:<8} p={p:.4f}" for pid, p in drawn.pairs))
+    return 0
+
+
+def _check_stats_options(args: argparse.Namespace) -> None:
+    """Options that belong to another view of the figures are refused in one line."""
+    if args.ratings and (args.by or args.compare_rubric or args.compare_model):
+        raise TiebreakError("--ratings goes alone: not with --by or --compare-*")
+    if not args.ratings:
+        given = [name for name in ("humans", "anchor", "rounds") if getattr(args, name)]
+        given += ["rounds"] if args.rounds == 0 else []
+        if given:
+            raise TiebreakError(f"--{given[0]} goes with --ratings")
+
+
+def _ratings(store: ProjectStore, args: argparse.Namespace) -> int:
+    from desktop.cli.stats_format import ratings_lines
+    from desktop.cli.terminal import print_json, say_blocks
+    from desktop.services.ratings import rate_generators
+
+    found = rate_generators(
+        store,
+        args.rubric,
+        args.judge_model,
+        humans=args.humans,
+        anchor=args.anchor,
+        rounds=1000 if args.rounds is None else args.rounds,
+        seed=args.seed,
+        level=1 - args.alpha,
+    )
+    if args.json:
+        print_json({"ratings": [dataclasses.asdict(r) for r in found]})
+    elif not found:
+        say(f"{args.project}: no verdicts yet")
+    else:
+        say_blocks(ratings_lines(r) for r in found)
     return 0
 
 
 def _by_model(store: ProjectStore, args: argparse.Namespace) -> int:
     from desktop.adapters.store.rubrics import rubric_names
     from desktop.cli.stats_format import leaderboard_lines
-    from desktop.cli.terminal import print_json
-    from desktop.services.exporting import require_rubric
+    from desktop.cli.terminal import print_json, say_blocks
     from desktop.services.leaderboard import leaderboard
+    from desktop.services.rubric_choice import require_rubric
 
     names = [require_rubric(store, args.rubric)] if args.rubric else rubric_names(store)
-    boards = [leaderboard(store, name, args.judge_model) for name in names]
+    boards = [leaderboard(store, name, args.judge_model, alpha=args.alpha) for name in names]
     if args.json:
         print_json({"rubrics": [dataclasses.asdict(b) for b in boards]})
     elif not boards:
-        print(f"{args.project}: no verdicts yet")
+        say(f"{args.project}: no verdicts yet")
     else:
-        print("\n\n".join("\n".join(leaderboard_lines(b)) for b in boards))
+        say_blocks(leaderboard_lines(b) for b in boards)
     return 0
 
 
@@ -201,9 +370,9 @@ def cmd_judges(args: argparse.Namespace) -> int:
     if args.json:
         print_json([row._asdict() for row in table])
     elif not table:
-        print(f"{args.project}: no judge answers yet")
+        say(f"{args.project}: no judge answers yet")
     else:
-        print("\n".join(judges_lines(table)))
+        say(*judges_lines(table))
     return 0
 
 
@@ -221,7 +390,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if report.verdicts_present:
         parts.append(f"{report.verdicts_present:,} already there")
     who = f" (reviewers: {', '.join(sorted(report.reviewers))})" if report.reviewers else ""
-    print(f"{args.other}: " + ", ".join(parts) + who)
+    say(f"{args.other}: " + ", ".join(parts) + who)
     return 0
 
 
@@ -239,10 +408,13 @@ def cmd_queue(args: argparse.Namespace) -> int:
             args.judge_model,
             reviewer=args.reviewer,
             low_confidence=args.low_confidence,
+            sample=args.sample,
         )
     shown = items[: args.limit] if args.limit else items
     if args.json:
         print_json([dataclasses.asdict(item) for item in shown])
+    elif args.sample and not items:
+        say(f"{args.project}: every pair of the latest sample is reviewed")
     else:
-        print("\n".join(queue_lines(shown, len(items))))
+        say(*queue_lines(shown, len(items)))
     return 0

@@ -9,10 +9,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from desktop.cli.terminal import say
 from desktop.domain.errors import TiebreakError
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("open", help="open a project in the review window")
     p.add_argument("project", type=Path)
     p.set_defaults(func=lambda args: open_window(args.project))
@@ -46,13 +47,13 @@ def cmd_install_desktop(args: argparse.Namespace) -> int:
     if args.uninstall:
         report = desktop_entry.uninstall()
         for path in report.removed:
-            print(f"removed {path}")
+            say(f"removed {path}")
     else:
         report = desktop_entry.install()
         for path in report.written:
-            print(f"wrote {path}")
+            say(f"wrote {path}")
     for tool in report.ran:
-        print(f"ran {tool}")
+        say(f"ran {tool}")
     for tool in report.missing:
-        print(f"{tool} is not installed here: the desktop sees the change at its next start")
+        say(f"{tool} is not installed here: the desktop sees the change at its next start")
     return 0

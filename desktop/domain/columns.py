@@ -53,6 +53,15 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "category": ("category", "dataset", "task", "type", "subset"),
 }
 FIELDS = tuple(SYNONYMS)
+
+
+def candidates(field: str) -> tuple[str, ...]:
+    """The column names that may hold ``field``, in the order tried: the field's own name
+    first (Tiebreak's own export has an ``id``, the row id in its project, beside
+    ``external_id``, the pair's name), then its SYNONYMS."""
+    return (field, *(n for n in SYNONYMS[field] if n != field))
+
+
 REQUIRED = ("instruction", "response_a", "response_b")
 
 
@@ -95,14 +104,14 @@ def resolve_columns(
             )
         resolved[field] = column
     taken = set(resolved.values())
-    for field, names in SYNONYMS.items():
+    for field in SYNONYMS:
         if field in resolved:
             continue
-        for name in names:
-            column = lowered.get(name)
-            if column is not None and column not in taken:
-                resolved[field] = column
-                taken.add(column)
+        for name in candidates(field):
+            found = lowered.get(name)
+            if found is not None and found not in taken:
+                resolved[field] = found
+                taken.add(found)
                 break
     missing = [f for f in REQUIRED if f not in resolved]
     if missing:

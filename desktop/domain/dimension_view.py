@@ -1,7 +1,10 @@
-"""What one pair shows for a dimension: judge verdict over both orders, human, final."""
+"""The rules for one dimension of one pair: the judge's verdict over both orders, the
+reviewers' consensus, the final verdict, and the worse of two statuses. ``pair_view``
+applies them to a whole record; nothing else recombines them."""
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Collection, Sequence
 from typing import NamedTuple
@@ -12,6 +15,25 @@ from desktop.domain.verdicts import Verdict, final_verdict
 _WORST_FIRST = ("error", "parse-failure", "ok")
 
 
+class JudgeVerdict(NamedTuple):
+    """A judge's (or a jury's) verdict on one dimension of one pair."""
+
+    verdict: Verdict | None
+    confidence: float | None
+    consistent: bool | None  # None unless both orders were judged
+
+
+NO_VERDICT = JudgeVerdict(None, None, None)
+#: JudgeVerdict from a 3-tuple without the Python-level __new__: for loops over every pair.
+judge_verdict = functools.partial(tuple.__new__, JudgeVerdict)
+_FLIPPED = JudgeVerdict(Verdict.TIE, None, False)
+
+
+#: JudgeVerdict's fields as a plain tuple: what bulk reads over every pair return (a named
+#: tuple costs twice a plain one to make, and export makes 400,000 of them).
+JudgeValues = tuple[Verdict | None, float | None, bool | None]
+
+
 class DimensionView(NamedTuple):
     judge: Verdict | None
     confidence: float | None
@@ -20,26 +42,33 @@ class DimensionView(NamedTuple):
     final: Verdict | None
 
 
+#: DimensionView's fields as a plain tuple, for bulk reads (see JudgeValues).
+DimensionValues = tuple[Verdict | None, float | None, bool | None, Verdict | None, Verdict | None]
+
+
 def judge_view(
     forward: Verdict | None,
     forward_conf: float | None,
     backward: Verdict | None,
     backward_conf: float | None,
     has_backward: bool,
-) -> tuple[Verdict | None, float | None, bool | None]:
+) -> JudgeVerdict:
     """Combine the AB answer with the (mapped back) BA answer, if one was asked for.
 
     Disagreeing orders give a tie flagged inconsistent, whatever either order's confidence.
     Agreeing orders give that verdict with the mean of the two confidences.
     """
     if not has_backward:
-        return forward, forward_conf, None
+        return judge_verdict((forward, forward_conf, None))
     if forward is None or backward is None:
-        return None, None, None
+        return NO_VERDICT
     if forward != backward:
-        return Verdict.TIE, None, False
-    confs = [c for c in (forward_conf, backward_conf) if c is not None]
-    return forward, (sum(confs) / len(confs) if confs else None), True
+        return _FLIPPED
+    if forward_conf is None:
+        return judge_verdict((forward, backward_conf, True))
+    if backward_conf is None:
+        return judge_verdict((forward, forward_conf, True))
+    return judge_verdict((forward, sum((forward_conf, backward_conf)) / 2, True))
 
 
 def human_consensus(latest_per_reviewer: Sequence[Verdict | None]) -> Verdict | None:

@@ -47,6 +47,16 @@ def verdict_preference(verdict: Verdict) -> float:
     return _OF_VERDICT[verdict]
 
 
+def b_score(verdict: Verdict | None, preference: Any = None) -> float | None:
+    """B's score of one pair, the value every win-rate estimate averages: the preference
+    minus 1 where one was given (a judge's fractional preference), else B 1, tie 0.5, A 0;
+    None with neither."""
+    given = as_preference(preference)
+    if given is None:
+        given = None if verdict is None else _OF_VERDICT[verdict]
+    return None if given is None else given - 1.0
+
+
 @dataclass(frozen=True)
 class HeadToHead:
     """B against A over ``n_total`` pairs; rates in percent, as AlpacaEval reports them."""

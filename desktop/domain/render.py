@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta, nodes
@@ -18,8 +19,10 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from desktop.domain import render_budget as cost
 from desktop.domain import render_guards as guards
+from desktop.domain import template_variables
+from desktop.domain.conversations import Message
 from desktop.domain.errors import RubricError
-from desktop.domain.pairs import OPTIONAL_FIELDS, Pair
+from desktop.domain.pairs import Pair
 from desktop.domain.render_budget import (
     RENDER_SECONDS,
     RenderOverBudget,
@@ -40,8 +43,8 @@ __all__ = [
     "render",
 ]
 
-#: The only names a rubric template may use.
-TEMPLATE_VARIABLES = ("instruction", "response_a", "response_b", "reference", "source", "fewshot")
+#: The only names a rubric template may use (and the per-turn ones, ``question_1`` ...).
+TEMPLATE_VARIABLES = template_variables.TEMPLATE_VARIABLES
 
 #: Default cap on one rendered prompt, in characters; a pasted novel is a mistake, not a prompt.
 MAX_CHARS = 200_000
@@ -78,7 +81,9 @@ class _Environment(SandboxedEnvironment):
         super().__init__(**options)
         self.filters = {name: guards.guarded_filter(name, f) for name, f in self.filters.items()}
         self.filters[cost.LOOP_FILTER] = cost.checked_loop
-        self.tests = {name: guards.guarded_test(f) for name, f in self.tests.items()}
+        # jinja2 leaves Environment.tests unannotated: its default tests infer as
+        # dict[str, function], which mypy does not take for a callable.
+        self.tests = {name: guards.guarded_test(f) for name, f in self.tests.items()}  # type: ignore[arg-type]
 
     def _parse(self, source: str, name: str | None, filename: str | None) -> nodes.Template:
         return cost.wrap_loops(super()._parse(source, name, filename))
@@ -99,7 +104,7 @@ class _Environment(SandboxedEnvironment):
 
 
 ENV = _Environment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True)
-_ALLOWED_NAMES = frozenset(TEMPLATE_VARIABLES) | frozenset(ENV.globals)
+_GLOBALS = frozenset(ENV.globals)
 
 
 def check_template(source: str) -> None:
@@ -112,10 +117,11 @@ def check_template(source: str) -> None:
         raise RubricError(f"template syntax error on line {exc.lineno}: {detail}") from None
     except RecursionError:  # Jinja's parser descends once per level of nesting
         raise RubricError(_TOO_DEEP) from None
-    unknown = sorted(meta.find_undeclared_variables(ast) - _ALLOWED_NAMES)
+    names = meta.find_undeclared_variables(ast) - _GLOBALS
+    unknown = sorted(n for n in names if not template_variables.is_known(n))
     if unknown:
         raise RubricError(
-            f"unknown template variable {unknown[0]!r} (known: {', '.join(TEMPLATE_VARIABLES)})"
+            f"unknown template variable {unknown[0]!r} (known: {template_variables.KNOWN})"
         )
 
 
@@ -148,31 +154,31 @@ def _compiled(rubric: Rubric) -> tuple[tuple[str, Callable[..., Any]], ...]:
     return tuple(compiled)
 
 
-def _renderer(template: Template) -> Callable[[dict[str, str]], str]:
+def _renderer(template: Template) -> Callable[[dict[str, Any]], str]:
     root = template.root_render_func
     new_context = template.new_context
 
-    def run(variables: dict[str, str]) -> str:
+    def run(variables: dict[str, Any]) -> str:
         return "".join(root(new_context(variables)))
 
     return run
 
 
-def variables_for(rubric: Rubric, pair: Pair, *, fewshot: bool = True) -> dict[str, str]:
-    """The template variables for one pair; a field the rubric requires must be present."""
-    for name in rubric.requires:
-        value = getattr(pair, name)
-        if value is None or not value.strip():
-            raise RubricError(f"{rubric.name} needs a {name}, but {pair.label} has none")
-    variables = {
-        "instruction": pair.instruction,
-        "response_a": pair.response_a,
-        "response_b": pair.response_b,
-        "fewshot": (rubric.fewshot or "") if fewshot else "",
-    }
-    for name in OPTIONAL_FIELDS:
-        variables[name] = getattr(pair, name) or ""
-    return variables
+@functools.lru_cache(maxsize=64)
+def _used(rubric: Rubric) -> frozenset[str]:
+    return frozenset().union(*(used_variables(m.content) for m in rubric.messages))
+
+
+def variables_for(rubric: Rubric, pair: Pair, *, fewshot: bool = True) -> dict[str, Any]:
+    """The template variables for one pair (``template_variables``); a field the rubric
+    requires, or a turn its templates read, must be present."""
+    return template_variables.variables_for(
+        rubric.name,
+        rubric.requires,
+        pair,
+        (rubric.fewshot or "") if fewshot else "",
+        _used(rubric),
+    )
 
 
 def render(
@@ -228,10 +234,35 @@ SAMPLE_PAIR = Pair(
 )
 
 
+def sample_pair(rubric: Rubric) -> Pair:
+    """SAMPLE_PAIR, or for a rubric that reads a later turn (``question_2``), a conversation
+    of as many turns, each of SAMPLE_PAIR's size, with a reference answer for each."""
+    turns = 1
+    for name in _used(rubric):
+        match = template_variables.PER_TURN.fullmatch(name)
+        if match is not None:
+            turns = max(turns, int(match.group(2)))
+    if turns == 1:
+        return SAMPLE_PAIR
+    side_a: list[Message] = []
+    side_b: list[Message] = []
+    for _ in range(turns):
+        asked = Message("user", SAMPLE_PAIR.instruction)
+        side_a += [asked, Message("assistant", SAMPLE_PAIR.response_a)]
+        side_b += [asked, Message("assistant", SAMPLE_PAIR.response_b)]
+    return replace(
+        SAMPLE_PAIR,
+        conversation_a=tuple(side_a),
+        conversation_b=tuple(side_b),
+        turn=turns,
+        metadata={"reference_turns": [SAMPLE_PAIR.reference] * turns},
+    )
+
+
 def check_cost(rubric: Rubric) -> None:
     """Before a rubric is added: refuse one that cannot render a sample pair of ordinary
-    size within its budget (time and text), in one line."""
+    size (``sample_pair``) within its budget (time and text), in one line."""
     try:
-        render(rubric, SAMPLE_PAIR)
+        render(rubric, sample_pair(rubric))
     except RubricError as exc:
         raise RubricError(f"{exc}; rubric not added") from None

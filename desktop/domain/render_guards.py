@@ -133,7 +133,9 @@ def _replace_size(text: str, old: Any, new: Any, count: Any = None) -> int:
     return len(text) + hits * max(0, len(new) - len(old))
 
 
-def _text_sizes(current: Budget, name: str, text: str, args: tuple, kwargs: dict) -> None:
+def _text_sizes(
+    current: Budget, name: str, text: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
     """The length of what a string method or a filter on text would build."""
     lines = text.count("\n") + 1
     if name == "replace" and args:
@@ -177,7 +179,9 @@ def check_sizes(name: str, value: Any, args: tuple[Any, ...], kwargs: dict[str, 
         _check_growth(current, name, value, args, kwargs)
 
 
-def _check_growth(current: Budget, name: str, value: Any, args: tuple, kwargs: dict) -> None:
+def _check_growth(
+    current: Budget, name: str, value: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
     """Filters whose text is a bounded multiple of their input's, plus indentation."""
     limit = current.max_produced * _STEP_FACTOR
     measured = shape(value, limit, current.check)
@@ -190,7 +194,9 @@ def _check_growth(current: Budget, name: str, value: Any, args: tuple, kwargs: d
         current.size(size)
 
 
-def _format_filter_size(current: Budget, value: Any, args: tuple, kwargs: dict) -> None:
+def _format_filter_size(
+    current: Budget, value: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
     if isinstance(value, str):
         current.size(percent_size(value, kwargs or args, current.max_produced))
 
@@ -282,7 +288,9 @@ _GROWS = (list, dict, set)  # mutable containers a method can grow
 _COMPARES = frozenset(("sort", "index", "count", "remove"))
 
 
-def checked_call(call: Callable[[], Any], obj: Any, args: tuple[Any, ...], kwargs: dict) -> Any:
+def checked_call(
+    call: Callable[[], Any], obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     """A call from template code: the budget first (its arguments measured, a method's
     sizes), the result after."""
     current = active()
@@ -311,7 +319,7 @@ def checked_call(call: Callable[[], Any], obj: Any, args: tuple[Any, ...], kwarg
     return result
 
 
-def _lipsum_size(current: Budget, args: tuple, kwargs: dict) -> None:
+def _lipsum_size(current: Budget, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     """``lipsum(n, html, min, max)``: n paragraphs of up to ``max`` words."""
     names = ("n", "html", "min", "max")
     given = {**dict(zip(names, args, strict=False)), **kwargs}

@@ -13,7 +13,7 @@ import re
 import string
 from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, ValuesView
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from jinja2.sandbox import SecurityError
 from jinja2.utils import Namespace
@@ -43,7 +43,7 @@ class Shape:
     depths: int = 0
 
 
-def is_int(value: object) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -191,9 +191,11 @@ def percent_size(fmt: str, values: object, limit: int) -> int:
     return total
 
 
-def _field_value(name: str, args: tuple[Any, ...], kwargs: Mapping[str, Any], auto: list[int]):
+def _field_value(
+    name: str, args: tuple[Any, ...], kwargs: Mapping[str, Any], auto: list[int]
+) -> Any:
     """The argument a ``str.format`` field names (before any ``.attr`` or ``[key]``)."""
-    first = re.match(r"[^.\[]*", name).group()  # type: ignore[union-attr]  # always matches
+    first = re.split(r"[.\[]", name, maxsplit=1)[0]
     if first == "":
         index, auto[0] = auto[0], auto[0] + 1
         return args[index] if index < len(args) else None

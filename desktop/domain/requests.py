@@ -74,15 +74,30 @@ _VERDICT_RULE = 'verdict ::= "A" | "B" | "tie" | "Tie"'
 
 def answer_grammar(rubric: Rubric) -> str | None:
     """A GBNF grammar that admits only a well-formed free-text answer: one verdict
-    (``single``), or one per dimension separated by ", " (``comma-list``, as the HREF
-    examples write it). None for JSON answers, which a schema constrains instead."""
+    (``single``), one per dimension separated by ", " (``comma-list``, as the HREF
+    examples write it), or an explanation and then ``[[A]]``, ``[[B]]`` or ``[[C]]``
+    (``bracketed``). None for JSON answers, which a schema constrains instead."""
     kind = rubric.answer.kind
+    if kind is AnswerKind.BRACKETED:
+        return bracketed_grammar(rubric.decoding.max_tokens)
     if kind is AnswerKind.SINGLE:
         return f"root ::= verdict\n{_VERDICT_RULE}\n"
     if kind is AnswerKind.COMMA_LIST:
         items = ' ", " '.join(["verdict"] * len(rubric.dimensions))
         return f"root ::= {items}\n{_VERDICT_RULE}\n"
     return None
+
+
+def bracketed_grammar(max_tokens: int) -> str:
+    """FastChat's pairwise answer: an explanation with no ``[[`` in it, then one marker,
+    and nothing after. The explanation is cut at half ``max_tokens`` characters, so the
+    marker comes before the token limit would cut the answer off (a token is a character
+    or more of ordinary text)."""
+    reason = max(0, (max_tokens - 8) // 2)
+    return (
+        f'root ::= reason "[[" [ABC] "]]"\nreason ::= reason-char{{0,{reason}}}\n'
+        'reason-char ::= [^[] | "[" [^[]\n'
+    )
 
 
 def answer_schema(rubric: Rubric) -> dict[str, Any] | None:

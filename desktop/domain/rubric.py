@@ -20,6 +20,11 @@ class AnswerKind(enum.StrEnum):
     SINGLE = "single"  # "A", "B" or "tie" for the one dimension
     JSON_CHOICES = "json-choices"  # {"rationale": ..., "choices": {dim: verdict}}
     JSON_CHOICE = "json-choice"  # {"reason": ..., "choice": verdict} for the one dimension
+    BRACKETED = "bracketed"  # an explanation, then [[A]], [[B]] or [[C]] (tie): FastChat's
+
+
+#: The kinds that give one verdict, for a rubric of one dimension.
+ONE_VERDICT = frozenset({AnswerKind.SINGLE, AnswerKind.JSON_CHOICE, AnswerKind.BRACKETED})
 
 
 @dataclass(frozen=True)
@@ -93,7 +98,7 @@ class Rubric:
                 raise RubricError(f"rubric {self.name}: {problem}")
         if len(set(self.dimensions)) != len(self.dimensions):
             raise RubricError(f"rubric {self.name}: a dimension is listed twice")
-        single = self.answer.kind in (AnswerKind.SINGLE, AnswerKind.JSON_CHOICE)
+        single = self.answer.kind in ONE_VERDICT
         if single and len(self.dimensions) != 1:
             raise RubricError(
                 f"rubric {self.name}: answer kind {self.answer.kind.value} gives one verdict,"

@@ -18,6 +18,10 @@ class AppSettings:
     recent: list[str] = field(default_factory=list)
     blind: bool = False
     link_scrolling: bool = False
+    differences: bool = False  # D: the words that differ between A and B marked
+    hide_generators: bool = False  # M: the models that wrote A and B not shown
+    reasoning_unfolded: bool = True  # E: the judge's reasoning under its verdicts
+    history_unfolded: bool = False  # H: a conversation's turns around the compared one
 
     def remember(self, project: Path) -> bool:
         """Put the project first among the recent ones; whether that changed anything."""

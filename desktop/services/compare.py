@@ -6,16 +6,18 @@ Only dimensions both sides have are compared (``href-four`` and ``href-overall``
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from desktop.adapters.store.pair_records import iter_pair_records
+from desktop.adapters.store.pair_reader import LIST_COLUMNS, PairQuery, read_pairs
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import judge_models
 from desktop.domain import agreement as ag
 from desktop.domain.errors import TiebreakError
+from desktop.domain.pair_view import PairView
 from desktop.domain.verdicts import Verdict
-from desktop.services.exporting import dimensions_of
-from desktop.services.stats import pick_judge
+from desktop.services.juries import policy_named
+from desktop.services.rubric_choice import dimensions_of, judge_name
 
 
 @dataclass(frozen=True)
@@ -74,10 +76,10 @@ def compare(
     if judge_model is None and other_model is not None and right_rubric == rubric:
         # the latest judge other than the one to compare with
         judge_model = next((m for m in judge_models(store, rubric) if m != other_model), None)
-    left = Side(rubric, pick_judge(store, rubric, judge_model))
+    left = Side(rubric, judge_name(store, rubric, judge_model))
     if other_model is None and left.judge_model in judge_models(store, right_rubric):
         other_model = left.judge_model  # two rubrics: the same judge where it answered both
-    right = Side(right_rubric, pick_judge(store, right_rubric, other_model))
+    right = Side(right_rubric, judge_name(store, right_rubric, other_model))
     if left == right:
         raise TiebreakError(
             f"both sides are rubric {rubric} judged by {left.judge_model}; nothing to compare"
@@ -91,19 +93,15 @@ def compare(
         raise TiebreakError(f"rubrics {left.rubric} and {right.rubric} have no dimension in common")
     matrices = {d: ag.empty_matrix() for d in dims}
     flips: list[Flip] = []
-    pairs = zip(
-        iter_pair_records(store, left.rubric, left.judge_model),
-        iter_pair_records(store, right.rubric, right.judge_model),
-        strict=True,
-    )
-    for one, two in pairs:
+    for one, two in zip(_views(store, left), _views(store, right), strict=True):
         for dim in dims:
-            a, b = one.judge(dim)[0], two.judge(dim)[0]
+            a, b = one.judge(dim).verdict, two.judge(dim).verdict
             if a is None or b is None:
                 continue
             ag.add_to_matrix(matrices[dim], a, b)
             if a != b:
-                flips.append(Flip(one.id, one.external_id, one.category, dim, a, b))
+                pair = one.record
+                flips.append(Flip(pair.id, pair.external_id, pair.category, dim, a, b))
     per_dim = []
     for dim in dims:
         mine = [f for f in flips if f.dimension == dim]
@@ -117,3 +115,10 @@ def compare(
             )
         )
     return Comparison(left, right, per_dim, flips)
+
+
+def _views(store: ProjectStore, side: Side) -> Iterator[PairView]:
+    """Every pair in id order, as one side's judge shows it (reviewers' verdicts unread)."""
+    policy = policy_named(store, side.rubric, side.judge_model)
+    query = PairQuery(side.rubric, policy.judges, LIST_COLUMNS, reviews=False)
+    return (PairView(record, policy) for record in read_pairs(store, query))

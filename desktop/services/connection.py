@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 import threading
 from dataclasses import dataclass, replace
+from typing import Any
 
+from desktop.adapters.keys import store_profile
 from desktop.adapters.local_server import MODEL_NAME
 from desktop.adapters.model_client import ModelCallError, ModelClient
-from desktop.adapters.profiles_file import save_profile
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.requests import ModelRequest
@@ -92,7 +93,7 @@ def test_and_remember(
 ) -> ConnectionReport:
     """Test a profile and keep in it what its server can do, for `auto` modes, and what the
     quality check found: a judge whose verdicts flip when A and B swap judges both orders
-    by default from then on."""
+    by default from then on. A password in its base URL goes to the keyring."""
     report = test_connection(profile, quality=quality, progress=progress, cancel=cancel)
     changes: dict[str, object] = {}
     if not profile.local:  # the built-in server's shapes are known
@@ -101,7 +102,7 @@ def test_and_remember(
     if figures is not None and figures.pairs:
         changes.update(quality=figures.to_dict(), swap=not figures.order_consistent)
     if changes:
-        save_profile(profile.with_changes(**changes))
+        store_profile(profile.with_changes(**changes))  # a URL's password to the keyring
     return report
 
 
@@ -113,7 +114,11 @@ async def _test(
 ) -> ConnectionReport:
     endpoint = endpoint_for(profile)
     client = ModelClient(
-        endpoint.base_url, endpoint.api_key, timeout=min(profile.timeout, 60), max_retries=1
+        endpoint.base_url,
+        endpoint.api_key,
+        timeout=min(profile.timeout, 60),
+        max_retries=1,
+        password=endpoint.password,
     )
     problems: list[str] = []
     try:
@@ -124,17 +129,26 @@ async def _test(
                 raise TiebreakError(str(exc)) from None
             models = ()
         model = profile.model if not profile.local else MODEL_NAME
-        base = {"api_mode": profile.api_mode, "model": model, "temperature": 0.0, "max_tokens": 5}
         messages = ({"role": "user", "content": "Answer with the single letter A."},)
         prompt = "Answer with the single letter A.\nAnswer:"
 
-        async def attempt(**extra: object) -> tuple[bool, bool]:
+        async def attempt(
+            *,
+            logprobs: bool = False,
+            response_format: dict[str, Any] | None = None,
+            grammar: str | None = None,
+        ) -> tuple[bool, bool]:
             request = ModelRequest(
-                **base,
+                api_mode=profile.api_mode,
+                model=model,
+                temperature=0.0,
+                max_tokens=5,
                 messages=messages if profile.api_mode == "chat" else (),
                 prompt=None if profile.api_mode == "chat" else prompt,
-                **extra,
-            )  # type: ignore[arg-type]
+                response_format=response_format,
+                logprobs=logprobs,
+                grammar=grammar,
+            )
             try:
                 completion = await client.complete(request)
             except ModelCallError as exc:

@@ -1,4 +1,6 @@
-"""The built-in demo project, made on first run from the pairs shipped in resources/."""
+"""The built-in demo project, made on first run from the pairs shipped in resources/: 20
+single-turn pairs (``demo_pairs.jsonl``, which the judge quality check also reads), then a
+few two-turn conversation pairs of both shapes (``demo_conversations.jsonl``)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from desktop.adapters.store import open_project
 from desktop.resources import resources_dir
 
 DEMO_NAME = "demo.tiebreak"
+DEMO_FILES = ("demo_pairs.jsonl", "demo_conversations.jsonl")
 
 
 def data_dir() -> Path:
@@ -30,7 +33,8 @@ def ensure_demo_project() -> Path:
     for stale in (partial, Path(f"{partial}-wal"), Path(f"{partial}-shm")):
         stale.unlink(missing_ok=True)
     with open_project(partial, create=True) as store:
-        import_file(store, resources_dir() / "demo_pairs.jsonl")
+        for name in DEMO_FILES:
+            import_file(store, resources_dir() / name)
         store.checkpoint()
     os.replace(partial, path)
     return path

@@ -1,23 +1,26 @@
 """From a profile to a live endpoint: the built-in offline server, or the server for the
-profile's GGUF file, started where the app serves the model; the key found for any other."""
+profile's GGUF file, started where the app serves the model; the key (and a base URL's
+password) found for any other."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from desktop.adapters.gguf_server import gguf_server
-from desktop.adapters.keys import get_key
+from desktop.adapters.keys import get_key, url_password
 from desktop.adapters.local_server import LocalServer, local_server
+from desktop.domain.base_urls import split_password
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile
 
 
 @dataclass(frozen=True)
 class Endpoint:
-    base_url: str
+    base_url: str  # never with a password in it: that is ``password``
     api_key: str | None
     server: LocalServer | None = None  # the process behind it, where the app started it
+    password: str | None = field(default=None, repr=False)  # the base URL's, as basic auth
 
 
 def endpoint_for(profile: ModelProfile, *, logprobs: bool = True) -> Endpoint:
@@ -28,13 +31,14 @@ def endpoint_for(profile: ModelProfile, *, logprobs: bool = True) -> Endpoint:
         return Endpoint(server.ensure_started(logprobs=logprobs), None, server)
     if not profile.base_url:
         raise TiebreakError(f"profile {profile.name}: no base URL")
-    key = get_key(profile)
-    if key is None and profile.needs_key:
+    key, password = get_key(profile), url_password(profile)
+    # Basic auth takes the Authorization header a key would: with a password, none is sent.
+    if key is None and password is None and profile.needs_key:
         raise TiebreakError(
             f"profile {profile.name}: no API key; run 'tiebreak key set {profile.name}'"
             f" or set {profile.key_env}"
         )
-    return Endpoint(profile.base_url, key)
+    return Endpoint(split_password(profile.base_url)[0], key, password=password)
 
 
 def model_server(profile: ModelProfile) -> LocalServer:

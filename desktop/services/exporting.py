@@ -7,29 +7,54 @@ on any project size and a crash never leaves half a file.
 from __future__ import annotations
 
 import csv
-import functools
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
+from contextlib import closing
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 from desktop.adapters.formats.atomic import atomic_text_file, check_target
 from desktop.adapters.formats.cells import FormulaGuard
-from desktop.adapters.store.export_rows import PAIR_FIELDS, pair_rows, rows_with_verdicts
-from desktop.adapters.store.human_verdicts import dimensions_with_verdicts
+from desktop.adapters.store.pair_reader import (
+    CONVERSATION_COLUMNS,
+    EVERY_FIELD,
+    Condition,
+    PairQuery,
+    read_pairs,
+)
+from desktop.adapters.store.pairs import conversation_turns
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import judge_models
-from desktop.adapters.store.rubrics import latest_rubric, rubric_names
+from desktop.domain import conversation_export as talk
 from desktop.domain import numerals
-from desktop.domain.dimension_view import human_consensus, judge_view, worst_status
+from desktop.domain.conversations import implied, to_json
 from desktop.domain.errors import TiebreakError
-from desktop.domain.verdicts import final_verdict
+from desktop.domain.judge_policy import JudgePolicy
+from desktop.domain.pair_record import ReviewerVerdict
+from desktop.domain.pair_view import PairView
+from desktop.services.juries import policy_named
+from desktop.services.rubric_choice import Judge, choose_rubric, dimensions_of
 
 EXPORT_FORMATS = ("csv", "jsonl")
-# Verdict and confidence JSON repeats across rows; parse each distinct text once.
-_loads = functools.lru_cache(maxsize=65536)(json.loads)
-_preferences = functools.lru_cache(maxsize=65536)(numerals.loads)  # digits as given
+PAIR_FIELDS = EVERY_FIELD  # the export's first columns
+DIMENSION_PARTS = (
+    "model",
+    "human",
+    "final",
+    "confidence",
+    "preference",
+    "consistent",
+    "reviewer",  # who gave the human verdict (of several agreeing, the latest)
+    "mode",  # how: blind, gui, cli, imported
+    "time",  # when (UTC, ISO 8601)
+)
+_NOBODY = ("", "", "")
+STORED_TALKS = ("conversation_a", "conversation_b", "turn")  # the sides as JSON text
+_TALKS = Condition("p.turn IS NOT NULL", {})  # a conversation pair
+# Reads JSON only to check it: numbers stay text (a 5,000-digit integer is no int).
+_CHECK = json.JSONDecoder(parse_int=str, parse_float=str, parse_constant=str)
 
 
 @dataclass(frozen=True)
@@ -57,44 +82,30 @@ def format_for(out: Path) -> str:
     return "jsonl" if out.suffix.lower() in (".jsonl", ".ndjson") else "csv"
 
 
-def require_rubric(store: ProjectStore, rubric: str, names: list[str] | None = None) -> str:
-    """The rubric named, if the project knows it; else one line naming the ones it has."""
-    names = rubric_names(store) if names is None else names
-    if rubric not in names and latest_rubric(store, rubric) is None:
-        known = ", ".join(names) or "none yet"
-        raise TiebreakError(
-            f"{store.path}: no verdicts for rubric {rubric!r} (rubrics with verdicts: {known})"
-        )
-    return rubric
+def export_columns(
+    dimensions: tuple[str, ...], conversation: tuple[str, ...] = (), fmt: str = "csv"
+) -> tuple[str, ...]:
+    """The columns in order: the pair's fields, its ``conversation`` columns (none for a
+    project of single-turn pairs; see ``conversation_export``), the rubric and judge; per
+    dimension the judge's, the human and the final verdict and who gave the human one,
+    how and when; the pair's notes; JSONL adds every reviewer's verdict (``reviews``); the
+    metadata."""
+    per_dim = tuple(f"{d}_{part}" for d in dimensions for part in DIMENSION_PARTS)
+    head = (*PAIR_FIELDS, *conversation, "rubric", "judge_model", "judge_status")
+    every_review = ("reviews",) if fmt == "jsonl" else ()
+    return (*head, *per_dim, "note", *every_review, "metadata")
 
 
-def choose_rubric(store: ProjectStore, rubric: str | None) -> str | None:
-    """The rubric to export: the one named, else the project's only one, else none."""
-    names = rubric_names(store)
-    if rubric is not None:
-        return require_rubric(store, rubric, names)
-    if len(names) > 1:
-        raise TiebreakError(
-            f"{store.path}: verdicts for several rubrics ({', '.join(names)});"
-            " choose one with --rubric"
-        )
-    return names[0] if names else None
-
-
-def dimensions_of(store: ProjectStore, rubric: str) -> tuple[str, ...]:
-    stored = latest_rubric(store, rubric)
-    if stored is not None:
-        return stored.dimensions
-    return dimensions_with_verdicts(store, rubric)
-
-
-def export_columns(dimensions: tuple[str, ...]) -> tuple[str, ...]:
-    per_dim = tuple(
-        f"{d}_{part}"
-        for d in dimensions
-        for part in ("model", "human", "final", "confidence", "preference", "consistent")
-    )
-    return (*PAIR_FIELDS, "rubric", "judge_model", "judge_status", *per_dim, "metadata")
+def _conversation_columns(store: ProjectStore, fmt: str) -> tuple[tuple[str, ...], int]:
+    """The conversation columns of this project's export, and its most turns (0: none;
+    JSONL, whose columns do not depend on it, only asks whether a conversation is there:
+    counting every side's turns reads every message, seconds on 100,000 pairs)."""
+    if fmt != "csv":
+        first = read_pairs(store, PairQuery(columns=("id",), reviews=False), where=_TALKS)
+        with closing(first):
+            return (talk.JSONL_COLUMNS, 1) if next(first, None) is not None else ((), 0)
+    turns = conversation_turns(store)
+    return (talk.csv_columns(turns), turns) if turns else ((), 0)
 
 
 def export_project(
@@ -103,7 +114,7 @@ def export_project(
     *,
     rubric: str | None = None,
     fmt: str = "csv",
-    judge_model: str | None = None,
+    judge_model: Judge = None,
     progress: Callable[[int], None] | None = None,
     formula_guard: bool = True,
 ) -> ExportReport:
@@ -119,13 +130,20 @@ def export_project(
     if name and judge_model is None:
         models = judge_models(store, name)
         judge_model = models[0] if models else None
-    columns = export_columns(dims)
+    conversation, turns = _conversation_columns(store, fmt)
+    columns = export_columns(dims, conversation, fmt)
     # Only the free text (pair fields, metadata, names) can start a formula; the verdict,
     # status and number cells Tiebreak writes itself cannot, so they skip the check.
     guard = FormulaGuard() if fmt == "csv" and formula_guard else None
-    rows = _rows(store, name, judge_model, dims, guard.cell if guard else _same)
+    policy = policy_named(store, name, judge_model if name else None)
+    rows = _rows(store, name, policy, dims, guard.cell if guard else _same, fmt, turns)
     count = 0
-    with atomic_text_file(out, newline="" if fmt == "csv" else None, keep=store.path) as fh:
+    # Closed here, while the project is open, when a write fails (a full disk): left to
+    # the garbage collector, the reader's cursor closes after the project and says so.
+    with (
+        closing(rows),
+        atomic_text_file(out, newline="" if fmt == "csv" else None, keep=store.path) as fh,
+    ):
         if fmt == "csv":
             writer = csv.writer(fh)
             # A header names a dimension, which an older rubric may have begun with "-".
@@ -136,86 +154,194 @@ def export_project(
                 if progress and count % 5000 == 0:
                     progress(count)
         else:
-            numbered = tuple(columns.index(f"{d}_preference") for d in dims)
+            line = _JsonLines(columns, dims).line
             for row in rows:
-                fh.write(_json_line(columns, row, numbered))
-                fh.write("\n")
+                fh.write(line(row) + "\n")
                 count += 1
                 if progress and count % 5000 == 0:
                     progress(count)
     if progress:
         progress(count)
-    return ExportReport(count, name, judge_model, columns, fmt, guard.guarded if guard else None)
+    guarded = guard.guarded if guard else None
+    return ExportReport(count, name, policy.name or None, columns, fmt, guarded)
 
 
 def _rows(
     store: ProjectStore,
     rubric: str | None,
-    judge_model: str | None,
+    policy: JudgePolicy,
     dims: tuple[str, ...],
     text: Callable[[str], str],
-) -> Iterator[list[Any]]:
+    fmt: str,
+    turns: int = 0,
+) -> Generator[list[Any], None, None]:
     """One list of cell values per pair, in column order; verdicts as A / B / tie / ''.
-    Free-text cells go through ``text`` (the formula guard, for a CSV)."""
-    if rubric is None:
-        for row in pair_rows(store):
-            yield [*_blank(row[:-1], text), "", "", "", text(row[-1] or "")]
-        return
-    n_pair = len(PAIR_FIELDS)
-    for row in rows_with_verdicts(store, rubric, judge_model):
-        ab_status, ab_v, ab_c, has_ba, ba_status, ba_v, ba_c = row[n_pair + 1 : n_pair + 8]
-        status = worst_status((ab_status, ba_status if has_ba else None))
-        fv = _loads(ab_v) if ab_v else {}
-        fc = _loads(ab_c) if ab_c else {}
-        bv = _loads(ba_v) if ba_v else {}
-        bc = _loads(ba_c) if ba_c else {}
-        prefs = _preferences(row[n_pair + 9]) if row[n_pair + 9] else {}
-        model_cell = text(judge_model or "") if status else ""  # each row: each cell counted
-        out = [*_blank(row[:n_pair], text), text(rubric), model_cell, status]
-        by_dim: dict[str, list[str]] = {}
-        if row[n_pair + 8]:
-            for item in row[n_pair + 8].split("|"):
-                dim, _, value = item.partition(":")
-                if value != "-":
-                    by_dim.setdefault(dim, []).append(value)
-        for dim in dims:
-            # Stored verdicts are the strings "A", "B", "tie"; Verdict is a StrEnum, so the
-            # domain rules take them as they are.
-            judge, conf, consistent = judge_view(
-                fv.get(dim), fc.get(dim), bv.get(dim), bc.get(dim), bool(has_ba)
-            )
-            given = by_dim.get(dim)
-            human_v = human_consensus(given) if given else None
-            final = final_verdict(judge, human_v)
-            out += [
-                judge or "",
-                human_v or "",
-                final or "",
-                "" if conf is None else round(conf, 4),
-                prefs.get(dim, ""),  # as the file gave it: every digit, never rounded
-                "" if consistent is None else ("yes" if consistent else "no"),
-            ]
-        out.append(text(row[n_pair] or ""))
+    Free-text cells go through ``text`` (the formula guard, for a CSV). Metadata: its JSON
+    text in a CSV, the object in JSONL (its numbers as the file wrote them). Where the
+    project holds conversations (``turns``), each pair's turns follow its fields."""
+    # JSONL writes each side and the metadata as stored (JSON text, checked), never decoded
+    # and encoded again: 100,000 conversation pairs export in half the time.
+    talks = (CONVERSATION_COLUMNS if fmt == "csv" else STORED_TALKS) if turns else ()
+    query = PairQuery(rubric, policy.judges, (*PAIR_FIELDS, *talks, "metadata_text"))
+    pair_values = attrgetter(*PAIR_FIELDS)
+    for record in read_pairs(store, query):
+        fields = record.fields
+        out = [
+            "" if v is None else text(v) if isinstance(v, str) else v for v in pair_values(fields)
+        ]
+        if turns:
+            out += _turn_cells(fields, turns, text, fmt)
+        if rubric is None:
+            out += ("", "", "", "")  # rubric, judge, status, note
+            if fmt == "jsonl":
+                out.append([])
+        else:
+            view = PairView(record, policy)
+            status = view.status
+            out += (text(rubric), text(policy.name) if status else "", status)  # each counted
+            given = view.ruling.given_preferences()  # as the file gave them: every digit
+            reviewed = bool(record.reviews)
+            for dim, (judge, conf, consistent, human, final) in zip(
+                dims, view.dimension_values(dims), strict=True
+            ):
+                preference = given.get(dim)
+                by = view.human_given(dim) if reviewed and human is not None else None
+                out += (
+                    judge or "",
+                    human or "",
+                    final or "",
+                    "" if conf is None else round(conf, 4),
+                    "" if preference is None else preference,
+                    "" if consistent is None else ("yes" if consistent else "no"),
+                    *(_NOBODY if by is None else _who(by, text)),
+                )
+            out.append(_notes(view, text) if reviewed else "")
+            if fmt == "jsonl":
+                out.append([_review(r) for r in record.reviews])
+        value = fields.metadata_text
+        if fmt == "csv":
+            out.append(text(value or ""))
+        else:
+            out.append("" if value is None else _stored_json(value, fields.id, "metadata"))
         yield out
 
 
-def _json_line(columns: tuple[str, ...], row: list[Any], numbered: tuple[int, ...]) -> str:
-    """One row as a JSON object. Numbers an imported file gave (a preference at the
-    ``numbered`` cells, numbers in metadata) are written as the file wrote them; only such
-    a row takes the slower writer."""
-    record = dict(zip(columns, row, strict=True))
-    metadata = record["metadata"]
-    if metadata:
-        record["metadata"] = metadata = numerals.loads(metadata)
-    if numerals.holds_numeral(metadata) or any(
-        isinstance(row[i], numerals.Numeral) for i in numbered
-    ):
-        return numerals.to_json(record)
-    return json.dumps(record, ensure_ascii=False)
+def _who(review: ReviewerVerdict, text: Callable[[str], str]) -> tuple[str, str, str]:
+    """Who gave a verdict, how and when: text a merged file may have written, so guarded."""
+    return text(review.reviewer), text(review.mode or ""), text(review.created_at)
 
 
-def _blank(values: tuple[Any, ...], text: Callable[[str], str]) -> list[Any]:
-    return ["" if v is None else text(v) if isinstance(v, str) else v for v in values]
+def _notes(view: PairView, text: Callable[[str], str]) -> str:
+    """The pair's notes in one cell, in the order written, each once (a note saved on two
+    dimensions is one note); each after its writer's name where several reviewers wrote."""
+    notes = view.notes()
+    if not notes:
+        return ""
+    several = len({r.reviewer for r in notes}) > 1
+    lines = dict.fromkeys(f"{r.reviewer}: {r.note}" if several else r.note for r in notes)
+    return text("\n".join(line for line in lines if line))
+
+
+def _review(review: ReviewerVerdict) -> dict[str, Any]:
+    """One reviewer's current verdict on one dimension, for JSONL (null: withdrawn)."""
+    return {
+        "dimension": review.dimension,
+        "reviewer": review.reviewer,
+        "verdict": review.verdict.value if review.verdict else None,
+        "mode": review.mode,
+        "time": review.created_at,
+        "note": review.note,
+    }
+
+
+def _turn_cells(fields: Any, turns: int, text: Callable[[str], str], fmt: str) -> list[Any]:
+    if fmt != "csv":
+        return [fields.turn or 1, *_stored_sides(fields)]
+    a, b = talk.sides(
+        fields.instruction,
+        fields.response_a,
+        fields.response_b,
+        fields.messages_a,
+        fields.messages_b,
+    )
+    turn = fields.turn or 1
+    if fmt != "csv":
+        return [turn, talk.as_json(a), talk.as_json(b)]
+    return [text(c) if isinstance(c, str) else c for c in talk.csv_cells(a, b, turn, turns)]
+
+
+class _RawJSON(str):
+    """A cell that is JSON text already (a conversation or metadata as the project stores
+    it: numbers as the file wrote them)."""
+
+
+def _stored_sides(fields: Any) -> tuple[_RawJSON, _RawJSON]:
+    """Both sides of a pair as JSONL writes them: a conversation pair's as stored, each
+    checked to be one JSON list (so no stored text can add to a line); a single-turn pair's
+    implied ones."""
+    a, b = fields.conversation_a, fields.conversation_b
+    if a is None or b is None:
+        side_a = to_json(implied(fields.instruction, fields.response_a))
+        return _RawJSON(side_a), _RawJSON(to_json(implied(fields.instruction, fields.response_b)))
+    return (
+        _stored_json(a, fields.id, "conversation_a", list),
+        _stored_json(b, fields.id, "conversation_b", list),
+    )
+
+
+def _stored_json(text: str, pair: int, column: str, kind: type | None = None) -> _RawJSON:
+    """JSON text the project stores, checked to be one JSON value (of ``kind``), so that
+    written as it is it cannot add to or break a line."""
+    bad = f"pair #{pair}: its stored {column} is not valid; nothing was written"
+    try:
+        value = _CHECK.decode(text)
+    except json.JSONDecodeError:
+        raise TiebreakError(bad) from None
+    if kind is not None and not isinstance(value, kind):
+        raise TiebreakError(bad)
+    return _RawJSON(text)
+
+
+class _JsonLines:
+    """Rows as JSON objects, each byte for byte ``json.dumps`` of it, but a stored
+    conversation is written as it is stored and a number an imported file gave (a
+    preference, numbers in metadata) as the file wrote it."""
+
+    def __init__(self, columns: tuple[str, ...], dims: tuple[str, ...]) -> None:
+        self.columns = columns
+        # The cells that may need more than json.dumps, with their keys written once.
+        names = {"conversation_a", "conversation_b", "metadata"}
+        names.update(f"{d}_preference" for d in dims)
+        self.special = tuple(
+            (i, json.dumps(name, ensure_ascii=False) + ": ")
+            for i, name in enumerate(columns)
+            if name in names
+        )
+
+    def line(self, row: list[Any]) -> str:
+        """Runs of ordinary cells are dumped in one call each."""
+        columns = self.columns
+        parts: list[str] = []
+        start = 0
+        for i, key in self.special:
+            value = row[i]
+            if isinstance(value, _RawJSON):
+                written: str = value
+            elif numerals.holds_numeral(value):
+                written = numerals.to_json(value)
+            else:
+                continue
+            if start < i:
+                run = dict(zip(columns[start:i], row[start:i], strict=True))
+                parts.append(json.dumps(run, ensure_ascii=False)[1:-1])
+            parts.append(key + written)
+            start = i + 1
+        if not parts:
+            return json.dumps(dict(zip(columns, row, strict=True)), ensure_ascii=False)
+        if start < len(row):
+            run = dict(zip(columns[start:], row[start:], strict=True))
+            parts.append(json.dumps(run, ensure_ascii=False)[1:-1])
+        return "{" + ", ".join(parts) + "}"
 
 
 def _same(value: str) -> str:

@@ -27,19 +27,19 @@ class IdCheck:
 
     def check(self, batch: Sequence[tuple[str, PairRow]]) -> None:
         """``batch``: (where, prepared pairs row) in file order."""
-        keyed = [(where, row) for where, row in batch if row.external_id]
+        keyed = [(where, row, row.external_id) for where, row in batch if row.external_id]
         if not keyed:
             return
-        known = identities_for_keys(self.conn, {row.pair_key for _, row in keyed})
+        known = identities_for_keys(self.conn, {row.pair_key for _, row, _ in keyed})
         seen: dict[str, tuple[str, PairRow]] = {}
-        for where, row in keyed:
+        for where, row, external_id in keyed:
             key = row.pair_key
             if key in seen:
                 other, first = seen[key]
                 theirs = first._asdict()
             elif key in known:
                 pid, theirs = known[key]
-                other = self._place(pid, row.external_id)
+                other = self._place(pid, external_id)
                 seen[key] = (where, row)
             else:
                 seen[key] = (where, row)

@@ -26,7 +26,8 @@ from desktop.adapters.formats.readers import (
     sniff_format,
 )
 from desktop.domain.errors import ImportDataError
-from desktop.domain.import_shapes import Columns, Shape, detect
+from desktop.domain.import_shapes import FASTCHAT, Columns, Shape, detect
+from desktop.services.fastchat_source import fastchat_source, is_fastchat_folder
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -46,16 +47,41 @@ class Sources:
     and ``shape``: as the user named them, None to find them in each file."""
 
     def __init__(
-        self, path: Path, fmt: str | None, shape: Shape | None, mapping: Mapping[str, str]
+        self,
+        path: Path,
+        fmt: str | None,
+        shape: Shape | None,
+        mapping: Mapping[str, str],
+        pair_with: str | None = None,
     ) -> None:
         if not (path.is_file() or path.is_dir()):
             refuse_special(path, expected="a data file or a folder", error=ImportDataError)
             raise ImportDataError(f"{path}: no such file or folder")
         self.path, self.fmt, self.shape, self.mapping = path, fmt, shape, mapping
+        self.fastchat = path.is_dir() and shape in (None, FASTCHAT) and is_fastchat_folder(path)
+        if shape is FASTCHAT and not self.fastchat:
+            raise ImportDataError(
+                f"{path}: not a FastChat folder (question.jsonl and model_answer/ in it)"
+            )
+        if pair_with is not None and not self.fastchat:
+            raise ImportDataError(
+                f"{path}: --pair-with pairs the models of a FastChat folder (question.jsonl"
+                " and model_answer/ in it); this is not one"
+            )
+        self.pair_with = pair_with
         self.count = 0
         self.skipped: list[str] = []  # under a folder: files without pairs
 
     def __iter__(self) -> Iterator[Source]:
+        if self.fastchat:
+            records = fastchat_source(self.path, self.pair_with)
+            first = next(records, None)
+            if first is None:
+                raise ImportDataError(f"{self.path}: no questions to pair")
+            self.count += 1
+            columns = FASTCHAT.columns(first[1].keys(), self.mapping, first[0])
+            yield Source(self.path, "jsonl", first, records, FASTCHAT, columns)
+            return
         if self.path.is_dir():
             yield from self._folder()
             return

@@ -6,6 +6,13 @@ Only what is new or changed is written, and counted: an answer in the same slot 
 judge, order) with the same raw completion, verdicts and confidence is already there; a
 reviewer whose latest verdict on the pair and dimension is the same gave it already. So
 importing a file again adds nothing.
+
+A reviewer who votes twice on one pair in one import (the same person on the same
+question, models and turn, in MT-bench's or Arena's votes) gave two votes, not a change
+of mind: the second is kept as reviewer ``NAME (vote 2)``, the third ``NAME (vote 3)``, so
+figures count every vote (as FastChat's ``compute_agreement.py`` does) and a re-import
+names them the same way and adds nothing. A vote in a later import is that reviewer's
+newer verdict, as any reviewer's is.
 """
 
 from __future__ import annotations
@@ -13,11 +20,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from desktop.adapters.store.human_verdicts import insert_verdict, latest_row
+from desktop.adapters.store.human_verdicts import insert_verdicts, latest_of_pairs
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import (
+    ResultRow,
     imported_answer,
     imported_answers,
     insert_results,
@@ -25,7 +32,7 @@ from desktop.adapters.store.results import (
 )
 from desktop.adapters.store.rubrics import now, record_rubric
 from desktop.domain.import_shapes import FileAnswer, Shape, ShapedRecord
-from desktop.domain.results import JudgeResult, Status
+from desktop.domain.results import JudgeResult
 
 
 @dataclass
@@ -44,6 +51,8 @@ class VerdictWriter:
     def __init__(self, store: ProjectStore, counts: VerdictCounts) -> None:
         self.store, self.counts = store, counts
         self.rubric, self.rubric_hash = "", ""
+        # (pair, rubric, dimension, reviewer) given a verdict by this import so far
+        self.voted: set[tuple[int, str, str, str]] = set()
 
     def use(self, shape: Shape, rubric: str) -> None:
         """Verdicts from here on are ``shape``'s, on ``rubric``; a shape whose records
@@ -72,26 +81,43 @@ class VerdictWriter:
         if rows:
             insert_results(self.store.conn, self._changed(rows))
         stamp = now()
+        reviewed = [pid for record, pid in zip(records, pair_ids, strict=True) if record.reviews]
+        if not reviewed:
+            return
+        latest = latest_of_pairs(self.store, self.rubric, sorted(set(reviewed)))
+        new_rows = []
         for record, pid in zip(records, pair_ids, strict=True):
             for review in record.reviews:
-                latest = latest_row(self.store, pid, self.rubric, review.dimension, review.reviewer)
-                if latest is not None and latest.verdict == review.verdict.value:
+                reviewer = self._vote(pid, review.dimension, review.reviewer)
+                slot = (pid, review.dimension, reviewer)
+                if latest.get(slot, "") == review.verdict.value:
                     self.counts.human_present += 1
                     continue
-                insert_verdict(
-                    self.store,
+                latest[slot] = review.verdict.value
+                new_rows.append(
                     {
                         "pair_id": pid,
                         "rubric_name": self.rubric,
                         "dimension": review.dimension,
                         "verdict": review.verdict.value,
-                        "reviewer": review.reviewer,
-                        "note": None,
+                        "reviewer": reviewer,
+                        "note": review.note,
                         "mode": "imported",
                         "created_at": stamp,
-                    },
+                    }
                 )
-                self.counts.human_added += 1
+        insert_verdicts(self.store, new_rows)
+        self.counts.human_added += len(new_rows)
+
+    def _vote(self, pair_id: int, dimension: str, reviewer: str) -> str:
+        """The name a reviewer's vote is kept under: theirs, or ``NAME (vote N)`` for
+        their N-th vote on the pair in this import."""
+        name, n = reviewer, 1
+        while (pair_id, self.rubric, dimension, name) in self.voted:
+            n += 1
+            name = f"{reviewer} (vote {n})"
+        self.voted.add((pair_id, self.rubric, dimension, name))
+        return name
 
     def _result(self, pair_id: int, answer: FileAnswer) -> JudgeResult:
         if not self.rubric_hash:
@@ -103,7 +129,7 @@ class VerdictWriter:
             judge_model=answer.judge,
             settings_hash="imported",
             order=answer.order,
-            status=Status.OK,
+            status=answer.status,
             verdicts=dict(answer.verdicts),
             confidence=dict(answer.confidence),
             preference=dict(answer.preference),
@@ -111,7 +137,7 @@ class VerdictWriter:
             origin="import",
         )
 
-    def _changed(self, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    def _changed(self, rows: list[ResultRow]) -> list[ResultRow]:
         """The result rows that are new or differ from what the project holds (counted)."""
         answers = [imported_answer(row) for row in rows]
         pair_ids = sorted({answer.pair_id for answer in answers})

@@ -2,7 +2,8 @@
 no duplicate pairs, streaming.
 
 A file is read in its physical format (``adapters/formats/readers.py``) and its records
-as one import shape (``domain/import_shapes``: plain pairs, AlpacaEval, HREF), which
+as one import shape (``domain/import_shapes``: plain pairs, AlpacaEval, HREF, and the
+conversation kinds; a FastChat folder is one source, ``fastchat_source.py``), which
 gives each record's pair and the verdicts it carries (an AlpacaEval annotator's
 preference becomes that annotator's judge verdict on ``overall``; HREF-style human
 ``annotations`` become human verdicts). Everything is written in one transaction: a bad
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.adapters.formats.readers import FORMATS, Record, in_batches, read_records
-from desktop.adapters.store.pairs import ids_for_keys, insert_rows, new_row
+from desktop.adapters.store.pairs import ids_for_keys, insert_rows, last_id, new_row
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.errors import ImportDataError
 from desktop.domain.import_shapes import PLAIN, SHAPES, Shape, shape_named, taken_over
@@ -34,7 +35,6 @@ FORMAT_HELP = (
     f"auto (the default: each file's format and kind found), a file format ({', '.join(FORMATS)}),"
     " or a kind of record: " + "; ".join(f"{s.name}: {s.title}" for s in SHAPES)
 )
-BATCH = 2000
 
 Progress = Callable[[int], None]
 
@@ -43,7 +43,7 @@ Progress = Callable[[int], None]
 class ImportReport:
     records: int
     added: int  # pairs stored
-    duplicates: int  # records of pairs the project had (or that came twice)
+    duplicates: int  # records of pairs the project had, or that an earlier record gave
     judge_verdicts: int  # annotator verdicts stored that the project lacked
     human_verdicts: int  # human verdicts stored
     kind: str  # "pairs", "alpaca-eval", "href", or "mixed" for a folder of several
@@ -52,6 +52,8 @@ class ImportReport:
     human_present: int = 0
     files: int = 1
     skipped: tuple[str, ...] = ()  # files under a folder without pairs
+    present: int = 0  # pairs the project had before, named by records (each counted once)
+    repeated: int = 0  # records of a pair an earlier record of this import added
 
     def summary(self) -> str:
         """One line for the user: what was stored, then what the project already had."""
@@ -65,7 +67,7 @@ class ImportReport:
         if self.added == 0 and said[0] != "nothing added":
             said.insert(0, "0 pairs added")
         present = [
-            (self.duplicates, "pairs"),
+            (self.present, "pairs"),
             (self.judge_present, "annotator verdicts"),
             (self.human_present, "human verdicts"),
         ]
@@ -73,6 +75,8 @@ class ImportReport:
         line = ", ".join(said)
         if there:
             line += f"; already in the project: {', '.join(there)}"
+        if self.repeated:  # several votes on one pair, or a pair listed twice
+            line += f"; {self.repeated:,} records repeat a pair read before them"
         if self.files != 1 or self.skipped:
             line = f"{self.files:,} files: {line}"
         if self.skipped:
@@ -89,21 +93,25 @@ def import_file(
     mapping: Mapping[str, str] | None = None,
     rubric: str | None = None,
     progress: Progress | None = None,
+    pair_with: str | None = None,
 ) -> ImportReport:
     """Import ``path``: one data file, or every data file under a folder (see
-    ``import_sources``), all in one transaction."""
+    ``import_sources``), all in one transaction. ``pair_with``: for a FastChat folder,
+    ``all`` (every pair of models, the default) or the baseline model each is paired
+    with."""
     path = Path(path)
     if fmt not in IMPORT_FORMATS:
         raise ImportDataError(f"unknown format {fmt!r} (known: {', '.join(IMPORT_FORMATS)})")
     named = shape_named(fmt) if fmt not in FORMATS and fmt != "auto" else None
-    plan = Sources(path, fmt if fmt in FORMATS else None, named, mapping or {})
+    plan = Sources(path, fmt if fmt in FORMATS else None, named, mapping or {}, pair_with)
     job = _Job(store, rubric)
     with store.bulk_write(), store.transaction():
         for source in plan:
             job.start_file(source, sniffed=named is None)
-            for batch in in_batches(source.first, source.rest, BATCH):
+            size = source.shape.batch
+            for batch in in_batches(source.first, source.rest, size):
                 job.write(batch)
-                if progress and len(batch) == BATCH:
+                if progress and len(batch) == size:
                     progress(job.records)
     if progress:
         progress(job.records)
@@ -121,6 +129,8 @@ def import_file(
         human_present=counts.human_present,
         files=plan.count,
         skipped=tuple(plan.skipped),
+        present=len(job.present),
+        repeated=job.repeated,
     )
 
 
@@ -133,7 +143,11 @@ class _Job:
 
     def __init__(self, store: ProjectStore, rubric: str | None) -> None:
         self.store, self.rubric_name = store, rubric
-        self.records = self.added = 0
+        self.records = self.added = self.repeated = 0
+        # Rows above this id are this import's: a record naming one that was not added is
+        # a repeat within the import, one naming a row below it a pair the project had.
+        self.first_new = last_id(store) + 1
+        self.present: set[int] = set()
         self.counts = VerdictCounts()
         self.verdicts = VerdictWriter(store, self.counts)
         self.kinds: list[str] = []
@@ -172,10 +186,18 @@ class _Job:
         records = [read(where, fields, columns) for where, fields in batch]
         rows = [new_row(r.fields, to_json(r.metadata) if r.metadata else None) for r in records]
         self.ids.check([(where, row) for (where, _), row in zip(batch, rows, strict=True)])
-        self.added += insert_rows(self.store.conn, rows)
+        added = insert_rows(self.store.conn, rows)
+        self.added += added
         self.records += len(batch)
-        if any(r.answers or r.reviews for r in records):
+        ids: dict[str, int] | None = None
+        if added < len(rows):  # some records named pairs already stored
             ids = ids_for_keys(self.store.conn, [row.pair_key for row in rows])
+            old = [ids[row.pair_key] for row in rows if ids[row.pair_key] < self.first_new]
+            self.present.update(old)
+            self.repeated += len(rows) - len(old) - added
+        if any(r.answers or r.reviews for r in records):
+            if ids is None:
+                ids = ids_for_keys(self.store.conn, [row.pair_key for row in rows])
             self.verdicts.write(records, [ids[row.pair_key] for row in rows])
 
     def _find_earlier(self, external_id: str) -> str | None:

@@ -14,13 +14,13 @@ from __future__ import annotations
 import tempfile
 import threading
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.adapters.store import open_project
-from desktop.adapters.store.pair_records import PairRecord, iter_pair_records
+from desktop.adapters.store.pair_reader import LIST_COLUMNS, PairQuery, read_pairs
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import outcomes
 from desktop.domain.judge_quality import QualityFigures, quality_figures
@@ -106,25 +106,32 @@ async def check_judging(
             cancel=cancel,
         )
         rows = outcomes(store)
-        figures = None
-        if quality:
-            records = iter_pair_records(store, CHECK_RUBRIC, profile.model)
-            figures = quality_figures(known, (_answers(r) for r in records))
-    statuses = tuple(r[0] for r in rows)
-    seconds = tuple(r[1] / 1000 for r in rows if r[0] != "error" and r[1] is not None)
-    problem = summary.stopped or next((r[2] for r in rows if r[0] == "error"), None)
+        figures = quality_figures(known, _answers(store, profile.model)) if quality else None
+    statuses = tuple(r.status for r in rows)
+    seconds = tuple(
+        r.latency_ms / 1000 for r in rows if r.status != "error" and r.latency_ms is not None
+    )
+    problem = summary.stopped or next((r.error for r in rows if r.status == "error"), None)
     if summary.cancelled:
         problem, figures = "cancelled", None
     return JudgeCheck(statuses, seconds, problem, len(ids), quality, figures)
 
 
 def _pair_ids(store: ProjectStore, known: dict[str, Verdict]) -> list[int]:
-    records = iter_pair_records(store, CHECK_RUBRIC, None)
+    records = read_pairs(store, PairQuery(columns=LIST_COLUMNS))
     return [r.id for r in records if r.external_id in known]
 
 
-def _answers(record: PairRecord) -> tuple[str, Verdict | None, Verdict | None]:
-    dim = "overall"
-    ab = record.ab.verdicts.get(dim) if record.ab else None
-    ba = record.ba.verdicts.get(dim) if record.ba else None
-    return record.external_id or "", ab, ba
+def _answers(
+    store: ProjectStore, judge: str
+) -> Iterator[tuple[str, Verdict | None, Verdict | None]]:
+    """Each pair's verdict on ``overall`` in each order, apart: the quality figures count
+    what the judge said in each order, not the two combined."""
+    query = PairQuery(CHECK_RUBRIC, (judge,), LIST_COLUMNS, reviews=False)
+    for record in read_pairs(store, query):
+        ab, ba = record.answer(judge, "AB"), record.answer(judge, "BA")
+        yield (
+            record.external_id or "",
+            ab.verdicts.get("overall") if ab else None,
+            ba.verdicts.get("overall") if ba else None,
+        )

@@ -1,28 +1,22 @@
 """Which judges a project holds answers from: annotators that came with a data file,
-command-line runs, the window's profiles, batch results. Read for `tiebreak judges` and
-for the window's judge picker; the picker's queries are index seeks (see ``results``)."""
+command-line runs, the window's profiles, batch results; and the juries it keeps, which the
+window's judge picker offers after them. Read for `tiebreak judges` and for the picker;
+the picker's queries are index seeks (see ``results``)."""
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
+from desktop.adapters.store.juries import judged_by_any, juries
 from desktop.adapters.store.project import ProjectStore
-from desktop.adapters.store.results import judge_models, judge_pair_counts, judge_summaries
+from desktop.adapters.store.results import (
+    JudgeSummary,
+    judge_models,
+    judge_pair_counts,
+    judge_summaries,
+)
 
-
-class JudgeRow(NamedTuple):
-    """One judge's answers for one rubric (each order of a pair counted)."""
-
-    rubric: str
-    judge: str
-    pairs: int  # pairs with an answer of any kind
-    answers: int
-    ok: int
-    parse_failures: int
-    errors: int
-    first_answer: str  # ISO 8601, UTC
-    last_answer: str
-    origins: list[str]  # "model", "batch", "import"
+JudgeRow = JudgeSummary  # one judge's answers for one rubric, as `tiebreak judges` lists
 
 
 class JudgeChoice(NamedTuple):
@@ -30,35 +24,25 @@ class JudgeChoice(NamedTuple):
 
     judge: str
     pairs: int | None  # None until counted
+    jurors: tuple[str, ...] = ()  # a kept jury's; () for one judge
 
 
 def judge_table(store: ProjectStore) -> list[JudgeRow]:
     """Every rubric × judge, rubrics by name, each rubric's judges most recent first."""
-    return [
-        JudgeRow(
-            rubric=rubric,
-            judge=judge,
-            pairs=pairs,
-            answers=answers,
-            ok=ok,
-            parse_failures=failures,
-            errors=errors,
-            first_answer=first,
-            last_answer=last,
-            origins=sorted(set((origins or "").split(","))),
-        )
-        for rubric, judge, pairs, answers, ok, failures, errors, first, last, origins in (
-            judge_summaries(store)
-        )
-    ]
+    return judge_summaries(store)
 
 
 def judge_names(store: ProjectStore, rubric: str) -> list[JudgeChoice]:
     """The judges of a rubric, most recent answers first, not yet counted: fast enough to
     run while the window opens."""
-    return [JudgeChoice(name, None) for name in judge_models(store, rubric)]
+    kept = [JudgeChoice(j.name, None, j.jurors) for j in juries(store, rubric)]
+    return [JudgeChoice(name, None) for name in judge_models(store, rubric)] + kept
 
 
 def judge_choices(store: ProjectStore, rubric: str) -> list[JudgeChoice]:
     """The judges of a rubric with the pairs each answered, most recent first."""
-    return [JudgeChoice(name, pairs) for name, pairs in judge_pair_counts(store, rubric)]
+    kept = [
+        JudgeChoice(j.name, judged_by_any(store, rubric, j.jurors), j.jurors)
+        for j in juries(store, rubric)
+    ]
+    return [JudgeChoice(name, pairs) for name, pairs in judge_pair_counts(store, rubric)] + kept

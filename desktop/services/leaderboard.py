@@ -5,17 +5,31 @@ the baseline in ``output_1``). Per dimension and (generator, baseline), the judg
 preferences give AlpacaEval's figures (``domain.head_to_head``); ``avg_length`` is, as
 AlpacaEval's ``evaluate`` computes it, the mean length in characters of the generator's
 outputs (every pair of it, judged or not), cut to an integer.
+
+Beside them, per row, B's win rate three ways (the judge alone, the reviewers alone and
+PPI++, ``figure_fits.WinRatesFit``), over that generator's pairs, at level 1 - alpha and
+weighted by the rubric's latest sample as ``stats`` weights it.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
-from desktop.adapters.store.pair_records import iter_pair_records
+from desktop.adapters.store.pair_reader import FIGURE_COLUMNS, PairQuery, read_pairs
 from desktop.adapters.store.project import ProjectStore
+from desktop.domain.errors import TiebreakError
 from desktop.domain.head_to_head import HeadToHead, HeadToHeadCounter
-from desktop.services.exporting import dimensions_of
-from desktop.services.stats import pick_judge
+from desktop.domain.judge_policy import policy_for
+from desktop.domain.pair_view import PairView
+from desktop.services.figure_fits import DEFAULT_ALPHA, WinRatesFit, fit_context
+from desktop.services.figure_formats import DASH, num4, plain
+from desktop.services.figure_sources import Finish, pair_facts
+from desktop.services.figures import Column
+from desktop.services.rubric_choice import Judge, dimensions_of, pick_judge
+
+if TYPE_CHECKING:
+    from desktop.domain.prediction_powered import WinRateEstimates
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -26,6 +40,31 @@ class LeaderboardRow(HeadToHead):
     generator: str | None
     baseline: str | None
     avg_length: int
+    win_rates: WinRateEstimates | None = None  # the judge alone, the humans alone, PPI++
+
+
+#: The leaderboard's columns after the generator's and the baseline's, as AlpacaEval's CSV
+#: writes its numbers (no thousands separators).
+COLUMNS: tuple[Column, ...] = (
+    Column("win_rate", "win rate", 8, lambda r: r.win_rate, num4, gap=2),
+    Column("standard_error", "std error", 9, lambda r: r.standard_error, num4),
+    Column("n_wins", "wins", 6, lambda r: r.n_wins, plain),
+    Column("n_wins_base", "losses", 6, lambda r: r.n_wins_base, plain),
+    Column("n_draws", "draws", 5, lambda r: r.n_draws, plain),
+    Column("n_total", "n", 6, lambda r: r.n_total, plain),
+    Column("discrete_win_rate", "discrete", 8, lambda r: r.discrete_win_rate, num4),
+    Column("avg_length", "avg length", 10, lambda r: r.avg_length, plain),
+)
+
+
+def name_columns(rows: list[LeaderboardRow]) -> tuple[Column, Column]:
+    """The generator's and the baseline's columns, as wide as their longest name."""
+    width = max([10, *(len(r.generator or DASH) for r in rows)])
+    base = max([9, *(len(r.baseline or DASH) for r in rows)])
+    return (
+        Column("generator", "generator", -width, lambda r: r.generator or DASH, str, gap=0),
+        Column("baseline", "baseline", -base, lambda r: r.baseline or DASH, str, gap=2),
+    )
 
 
 @dataclass(frozen=True)
@@ -33,28 +72,40 @@ class Leaderboard:
     rubric: str
     judge_model: str | None
     rows: list[LeaderboardRow]  # per dimension, best win rate first
+    alpha: float = DEFAULT_ALPHA  # the win rates' intervals are at level 1 - alpha
 
 
-def leaderboard(store: ProjectStore, rubric: str, judge_model: str | None = None) -> Leaderboard:
-    model = pick_judge(store, rubric, judge_model)
+def leaderboard(
+    store: ProjectStore, rubric: str, judge_model: Judge = None, *, alpha: float = DEFAULT_ALPHA
+) -> Leaderboard:
+    if not 0.0 < alpha < 1.0:
+        raise TiebreakError(f"--alpha must be between 0 and 1, got {alpha}")
+    policy = policy_for(pick_judge(store, rubric, judge_model))
     dims = dimensions_of(store, rubric)
     counters: dict[tuple[str | None, str | None], dict[str, HeadToHeadCounter]] = {}
+    fits: dict[tuple[str | None, str | None], dict[str, WinRatesFit]] = {}
     lengths: dict[tuple[str | None, str | None], list[int]] = {}
-    for record in iter_pair_records(store, rubric, model):
+    for record in read_pairs(store, PairQuery(rubric, policy.judges, FIGURE_COLUMNS)):
+        view = PairView(record, policy)
         key = (record.model_b, record.model_a)
         total = lengths.setdefault(key, [0, 0])
         total[0] += record.len_b
         total[1] += 1
-        per_dim = counters.setdefault(key, {d: HeadToHeadCounter() for d in dims})
-        for dim, counter in per_dim.items():
-            preference = record.preference(dim)
-            if preference is not None:
-                counter.add(preference)
+        if key not in counters:
+            counters[key] = {d: HeadToHeadCounter() for d in dims}
+            fits[key] = {d: WinRatesFit() for d in dims}
+        per_dim, fit = counters[key], fits[key]
+        for p in pair_facts(view, dims):
+            if p.preference is not None:
+                per_dim[p.dimension].add(p.preference)
+            fit[p.dimension].add(p)
+    context, _, _ = fit_context(store, rubric, alpha=alpha)
     rows = []
     for dim in dims:
         block = []
         for (generator, baseline), per_dim in counters.items():
             length, count = lengths[(generator, baseline)]
+            win_rates = fits[(generator, baseline)][dim].finish(Finish(dim, "", 0, fits=context))
             block.append(
                 LeaderboardRow(
                     **asdict(per_dim[dim].finish()),
@@ -62,8 +113,9 @@ def leaderboard(store: ProjectStore, rubric: str, judge_model: str | None = None
                     generator=generator,
                     baseline=baseline,
                     avg_length=int(length / count),
+                    win_rates=win_rates,
                 )
             )
         block.sort(key=lambda r: (r.win_rate is None, -(r.win_rate or 0), r.generator or ""))
         rows += block
-    return Leaderboard(rubric, model, rows)
+    return Leaderboard(rubric, policy.name or None, rows, alpha)

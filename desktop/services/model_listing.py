@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from desktop.adapters.gguf_file import GgufError, read_header
 from desktop.adapters.model_file import cache_dir
@@ -89,7 +90,7 @@ class _HeaderCache:
         try:
             data = json.loads(path.read_text())
             ok = isinstance(data, dict) and data.get("version") == CACHE_VERSION
-            self.entries: dict[str, dict] = data["files"] if ok else {}
+            self.entries: dict[str, dict[str, Any]] = data["files"] if ok else {}
         except (OSError, ValueError, KeyError, TypeError):
             self.entries = {}
 

@@ -1,4 +1,5 @@
-"""A reviewer's verdict on one dimension of one pair, appended to the history."""
+"""A reviewer's verdict on one dimension of one pair, appended to the history: the one
+path the command line (`tiebreak override`) and the window's verdict keys share."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ import os
 
 from desktop.adapters.store import human_verdicts
 from desktop.adapters.store.project import ProjectStore
+from desktop.adapters.store.rubrics import latest_rubric
 from desktop.domain.errors import TiebreakError
 from desktop.domain.pairs import Pair
 from desktop.domain.verdicts import Verdict
+from desktop.services.project_rubrics import add_rubric, dimensions_for, find_rubric
 
 
 def default_reviewer() -> str:
@@ -39,25 +42,34 @@ def override(
     pair: Pair,
     *,
     rubric: str,
-    dimensions: tuple[str, ...],
     dimension: str,
     verdict: Verdict | None,
+    dimensions: tuple[str, ...] | None = None,
     reviewer: str | None = None,
     note: str | None = None,
     mode: str | None = None,
 ) -> None:
-    if dimension not in dimensions:
+    """A reviewer's verdict (None withdraws it) on one dimension of a pair, appended to the
+    history, from the command line and the window alike. The rubric's text is recorded
+    first where the project lacks it, in the same transaction, so every verdict traces to
+    the prompt it was given against. ``dimensions``: the rubric's, where the caller has
+    them (the window does), else looked up."""
+    dims = dimensions_for(store, rubric) if dimensions is None else dimensions
+    if dimension not in dims:
         raise TiebreakError(
-            f"rubric {rubric} has no dimension {dimension!r} (it has {', '.join(dimensions)})"
+            f"rubric {rubric} has no dimension {dimension!r} (it has {', '.join(dims)})"
         )
     assert pair.id is not None
-    human_verdicts.add_verdict(
-        store,
-        pair_id=pair.id,
-        rubric_name=rubric,
-        dimension=dimension,
-        verdict=verdict,
-        reviewer=reviewer or default_reviewer(),
-        note=note,
-        mode=mode,
-    )
+    with store.transaction():
+        if latest_rubric(store, rubric) is None:
+            add_rubric(store, find_rubric(store, rubric))
+        human_verdicts.add_verdict(
+            store,
+            pair_id=pair.id,
+            rubric_name=rubric,
+            dimension=dimension,
+            verdict=verdict,
+            reviewer=reviewer or default_reviewer(),
+            note=note,
+            mode=mode,
+        )

@@ -3,14 +3,22 @@ and filtered, and the status bar's counts. No Qt here; the window only displays 
 
 from __future__ import annotations
 
-import json
-from collections.abc import Collection
+from collections.abc import Collection, Generator
 from typing import NamedTuple
 
-from desktop.adapters.store import review_rows
+from desktop.adapters.store import pair_counts, pair_filters, search_index
+from desktop.adapters.store.pair_reader import (
+    LIST_COLUMNS,
+    Condition,
+    Ordering,
+    PairQuery,
+    read_pairs,
+)
 from desktop.adapters.store.project import ProjectStore
-from desktop.domain.dimension_view import human_consensus, judge_view, worst_status
-from desktop.domain.verdicts import BY_VALUE, Verdict
+from desktop.domain.judge_policy import JudgePolicy
+from desktop.domain.pair_record import PairRecord
+from desktop.domain.pair_view import PairView
+from desktop.services.juries import jury_pairs, named_jury, policy_named
 
 FILTERS = (
     "all",
@@ -44,7 +52,7 @@ class ListRow(NamedTuple):
 def list_rows(
     store: ProjectStore,
     rubric: str,
-    judge_model: str | None,
+    judge_model: str | JudgePolicy | None,
     *,
     search: str = "",
     filter_name: str = "all",
@@ -52,73 +60,113 @@ def list_rows(
     limit: int = 500,
     reviewer: str = "",
     ids: Collection[int] = (),
+    category: str | None = None,
+    generator: str | None = None,
+    order: Ordering | None = None,
 ) -> list[ListRow]:
-    """A page of the pair list, in id order, after ``after_id`` (and among ``ids``, if
-    given); filters run in SQL so a 100,000-pair project never loads whole. ``mine`` is
-    ``reviewer``'s own verdicts."""
-    cursor = review_rows.list_page(
-        store,
-        rubric,
-        judge_model,
-        search=search,
-        after_id=after_id,
-        limit=limit,
-        reviewer=reviewer,
-        ids=ids,
+    """A page of the pair list, in id order (or ``order``'s), after ``after_id`` (and
+    among ``ids``, if given); the search and the filters by ``category`` and ``generator``
+    run in SQL, so a 100,000-pair project never loads whole, and the reading stops once
+    the page is full. ``mine`` is ``reviewer``'s own verdicts."""
+    policy = policy_named(store, rubric, judge_model)
+    query = PairQuery(rubric, policy.judges, LIST_COLUMNS)
+    filters = (
+        pair_filters.in_category(category) if category is not None else None,
+        pair_filters.by_generator(generator) if generator is not None else None,
     )
+    if search and search_index.indexed(search) and not ids and order is None:
+        return _searched(
+            store, query, policy, search, filters, after_id, limit, reviewer, filter_name
+        )
+    where = pair_filters.all_of(search_index.text_search(search) if search else None, *filters)
+    records = read_pairs(store, query, after_id=after_id, ids=ids or None, where=where, order=order)
     rows: list[ListRow] = []
-    for pid, ext, category, judged_raw, human_raw in cursor:
-        row = _list_row(pid, ext, category, judged_raw, human_raw, reviewer)
-        if _keep(row, filter_name):
-            rows.append(row)
-            if len(rows) >= limit:
-                break
-    cursor.close()
+    _fill(rows, records, policy, reviewer, filter_name, limit)
     return rows
 
 
-def _list_row(
-    pid: int,
-    ext: str | None,
-    category: str | None,
-    judged_raw: str | None,
-    human_raw: str | None,
+def _fill(
+    rows: list[ListRow],
+    records: Generator[PairRecord, None, None],
+    policy: JudgePolicy,
     reviewer: str,
-) -> ListRow:
-    status, inconsistent, judged = "", False, False
-    judge: dict[str, Verdict] = {}
-    if judged_raw:
-        parts = {}
-        for item in judged_raw.split("|"):
-            order, state, verdicts = item.split(":", 2)
-            parts[order] = (state, json.loads(verdicts) if verdicts else {})
-        states = [s for s, _ in parts.values()]
-        status = worst_status(states)
-        judged = any(s != "error" for s in states)  # an error is no answer
-        ab = parts.get("AB", ("", {}))[1]
-        ba = parts.get("BA", ("", {}))[1]
-        for dim, value in ab.items():
-            verdict, _, consistent = judge_view(
-                BY_VALUE.get(value), None, BY_VALUE.get(ba.get(dim)), None, "BA" in parts
-            )
-            inconsistent |= consistent is False
-            if verdict is not None:
-                judge[dim] = verdict
-    # Each reviewer's current verdict as "id␟dimension␟verdict␟is-mine" (withdrawals are
-    # NULL, so group_concat leaves them out), put back in the order they were given.
-    given = sorted(
-        (int(i), dim, BY_VALUE[value], flag == "1")
-        for i, dim, value, flag in (
-            item.split("\x1f") for item in (human_raw or "").split("\x1e") if item
-        )
+    filter_name: str,
+    limit: int,
+) -> None:
+    """Rows of ``records`` the filter keeps, until ``rows`` holds ``limit``."""
+    try:
+        for record in records:
+            row = list_row(PairView(record, policy, reviewer))
+            if _keep(row, filter_name):
+                rows.append(row)
+                if len(rows) >= limit:
+                    break
+    finally:
+        records.close()
+
+
+#: The index's candidates read at once: the first window small (a common word fills a page
+#: from it), each next one twice as large, up to the last.
+_WINDOWS = (128, 4096)
+
+
+def _searched(
+    store: ProjectStore,
+    query: PairQuery,
+    policy: JudgePolicy,
+    search: str,
+    filters: tuple[Condition | None, ...],
+    after_id: int,
+    limit: int,
+    reviewer: str,
+    filter_name: str,
+) -> list[ListRow]:
+    """A page of an indexed search in id order: the index's candidates a window at a
+    time, each checked against its text (``scan_search``) and the filters. Windows, not
+    all the candidates at once: a common word's first page costs the same at a million
+    pairs as at a thousand."""
+    where = pair_filters.all_of(search_index.scan_search(search), *filters)
+    rows: list[ListRow] = []
+    after, size = after_id, _WINDOWS[0]
+    while len(rows) < limit:
+        window, more = search_index.candidates(store, search, after, size)
+        size = min(size * 2, _WINDOWS[1])
+        if window:
+            records = read_pairs(store, query, ids=window, where=where)
+            _fill(rows, records, policy, reviewer, filter_name, limit)
+        if not more:
+            break
+        after = window[-1]
+    return rows
+
+
+def list_row(view: PairView) -> ListRow:
+    fields = view.record.fields
+    return ListRow(
+        fields.id,
+        fields.external_id,
+        fields.category,
+        view.judged,
+        view.reviewed,
+        view.status,
+        view.inconsistent,
+        view.disagree,
+        view.mine,
     )
-    by_dim: dict[str, list[Verdict | None]] = {}
-    for _, dim, verdict, _ in given:
-        by_dim.setdefault(dim, []).append(verdict)
-    consensus = {dim: human_consensus(values) for dim, values in by_dim.items()}
-    disagree = any(judge.get(d) not in (None, v) for d, v in consensus.items())
-    mine = any(is_mine for *_, is_mine in given)
-    return ListRow(pid, ext, category, judged, bool(given), status, inconsistent, disagree, mine)
+
+
+#: The list's columns a reviewer may sort by, and the key each sorts on.
+SORTS = {"#": "id", "id": "external_id", "category": "category"}
+
+
+def ordering(column: str, descending: bool, last: ListRow | None) -> Ordering:
+    """The order of the list sorted by ``column`` (a key of SORTS), read on after
+    ``last``, the last row it holds."""
+    key = SORTS[column]
+    if last is None:
+        return Ordering(key, descending)
+    value = {"id": last.id, "external_id": last.external_id, "category": last.category}[key]
+    return Ordering(key, descending, (value if value is not None else "", last.id))
 
 
 def _keep(row: ListRow, filter_name: str) -> bool:
@@ -135,7 +183,11 @@ def _keep(row: ListRow, filter_name: str) -> bool:
     }.get(filter_name, True)
 
 
-def counts(store: ProjectStore, rubric: str, judge_model: str | None) -> tuple[int, int, int]:
-    """(pairs, judged, reviewed) for the status bar. Judged: some order's latest answer is
-    not an error, as the pair list marks it."""
-    return review_rows.pair_counts(store, rubric, judge_model)
+def counts(store: ProjectStore, rubric: str, judge_model: str | None) -> pair_counts.PairCounts:
+    """(pairs, judged, reviewed) for the status bar, counted in SQL by the rules the list
+    marks rows with (see ``pair_counts``); a kept jury's pairs are those a juror judged."""
+    got = pair_counts.pair_counts(store, rubric, judge_model)
+    if named_jury(store, rubric, judge_model) is None:
+        return got
+    assert judge_model is not None
+    return got._replace(judged=jury_pairs(store, rubric, judge_model))

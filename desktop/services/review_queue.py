@@ -3,6 +3,8 @@
 1. parse failures: the judge's answer could not be read at all;
 2. order-swap inconsistencies: the judge changed its mind when A and B swapped places
    (more inconsistent dimensions first);
+   a jury split: its jurors gave different verdicts (more split dimensions first, then
+   the least agreement: an even split first);
 3. low confidence: a verdict whose probability (from the answer token's logprobs) is under
    the threshold, least confident first;
 4. disagreement with an earlier pass: a human verdict that differs from the judge's, worth
@@ -12,22 +14,32 @@
 
 Signals 1–3 count only for dimensions the reviewer has not decided yet; a pair that is
 fully reviewed and agrees with the judge leaves the queue.
+
+With a sample drawn (``tiebreak sample``), the queue can walk it instead (``sample=True``;
+the window's Q does while the latest sample has pairs left to review): its pairs in the
+order drawn, those already reviewed left out, so the reviewed pairs stay a sample the
+figures can weight.
 """
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
-from desktop.adapters.store.pair_records import PairRecord, iter_pair_records
+from desktop.adapters.store.pair_reader import PairQuery, read_pairs
 from desktop.adapters.store.project import ProjectStore
-from desktop.domain.dimension_view import human_consensus
-from desktop.services.exporting import dimensions_of
-from desktop.services.stats import pick_judge
+from desktop.adapters.store.samples import latest_sample, sample_frame
+from desktop.domain.errors import TiebreakError
+from desktop.domain.judge_policy import policy_for
+from desktop.domain.pair_view import PairView
+from desktop.services.rubric_choice import Judge, dimensions_of, pick_judge
 
 REASONS = (
+    "sample",
     "parse-failure",
     "inconsistent",
+    "split",
     "low-confidence",
     "disagree",
     "unreviewed",
@@ -50,30 +62,45 @@ class QueueItem:
 
 
 def review_queue(
-    store: ProjectStore, rubric: str, judge_model: str | None = None, **options: Any
+    store: ProjectStore,
+    rubric: str,
+    judge_model: Judge = None,
+    *,
+    sample: bool | None = None,
+    **options: Any,
 ) -> list[int]:
     """Pair ids, the most worth a look first (see the module docstring); ``options`` as
-    ``queue_items`` takes them."""
-    return [item.pair_id for item in queue_items(store, rubric, judge_model, **options)]
+    ``queue_items`` takes them. ``sample`` None: the latest sample's pairs left to review
+    while it has some, else the queue."""
+    items = []
+    if sample is not False and latest_sample(store, rubric) is not None:
+        items = sample_items(store, rubric, judge_model, reviewer=options.get("reviewer"))
+    if not items and not sample:
+        items = queue_items(store, rubric, judge_model, **options)
+    return [item.pair_id for item in items]
 
 
 def queue_items(
     store: ProjectStore,
     rubric: str,
-    judge_model: str | None = None,
+    judge_model: Judge = None,
     *,
     reviewer: str | None = None,
     low_confidence: float = LOW_CONFIDENCE,
     include_reviewed: bool = False,
+    sample: bool = False,
 ) -> list[QueueItem]:
     """The queue with the reason for each place. With ``reviewer``, "reviewed" means that
     reviewer's own verdicts, so a second reviewer is queued the pairs the first one found
-    the judge wrong on before the rest; without, anyone's verdict counts."""
-    model = pick_judge(store, rubric, judge_model)
+    the judge wrong on before the rest; without, anyone's verdict counts. With ``sample``,
+    the latest sample's pairs not yet reviewed, in the order drawn."""
+    if sample:
+        return sample_items(store, rubric, judge_model, reviewer=reviewer)
+    policy = policy_for(pick_judge(store, rubric, judge_model))
     dims = dimensions_of(store, rubric)
     keyed = []
-    for record in iter_pair_records(store, rubric, model):
-        item = _classify(record, dims, reviewer, low_confidence)
+    for record in read_pairs(store, PairQuery(rubric, policy.judges, ("id",))):
+        item = _classify(PairView(record, policy), dims, reviewer, low_confidence)
         if item.reason == "reviewed" and not include_reviewed:
             continue
         conf = item.confidence
@@ -82,21 +109,67 @@ def queue_items(
     return [item for _, item in keyed]
 
 
+def sample_items(
+    store: ProjectStore, rubric: str, judge_model: Judge = None, *, reviewer: str | None = None
+) -> list[QueueItem]:
+    """The latest sample's drawn pairs with a dimension not yet reviewed (by ``reviewer``,
+    if given), in the order drawn; refused in one line where no sample was drawn."""
+    drawn = latest_sample(store, rubric)
+    if drawn is None:
+        raise TiebreakError(
+            f"{store.path}: no sample drawn for rubric {rubric};"
+            " 'tiebreak sample' (or the window's Draw a sample) draws one"
+        )
+    frame = sample_frame(store, drawn.id)
+    order = sorted((p.position, pid) for pid, p in frame.items() if p.position is not None)
+    policy = policy_for(_sample_judge(store, rubric, judge_model, drawn.judge_model))
+    dims = dimensions_of(store, rubric)
+    query = PairQuery(rubric, policy.judges, ("id",))
+    ids = [pid for _, pid in order]
+    views = {
+        record.id: PairView(record, policy)
+        for start in range(0, len(ids), 500)
+        for record in read_pairs(store, query, ids=ids[start : start + 500])
+    }
+    items = []
+    for _, pair_id in order:
+        view = views.get(pair_id)
+        if view is None:  # gone from the project since
+            continue
+        undecided = tuple(
+            d
+            for d in dims
+            if not any(reviewer is None or r.reviewer == reviewer for r in view.reviews_of(d))
+        )
+        if undecided:
+            confidences = [c for d in undecided if (c := view.judge(d).confidence) is not None]
+            items.append(QueueItem(pair_id, "sample", undecided, min(confidences, default=None)))
+    return items
+
+
+def _sample_judge(store: ProjectStore, rubric: str, named: Judge, drawn_by: str | None) -> Judge:
+    """The judge whose confidence a sample's pairs show: the one named, else the one the
+    sample was drawn by while it still has answers, else the latest."""
+    if named is None and drawn_by is not None:
+        with contextlib.suppress(TiebreakError):
+            return pick_judge(store, rubric, drawn_by)
+    return pick_judge(store, rubric, named)
+
+
 def _secondary(item: QueueItem) -> int:
     """More affected dimensions first, for the reasons that are counted per dimension."""
-    return -len(item.dimensions) if item.reason in ("inconsistent", "disagree") else 0
+    return -len(item.dimensions) if item.reason in ("inconsistent", "split", "disagree") else 0
 
 
-def _classify(
-    record: PairRecord, dims: tuple[str, ...], reviewer: str | None, low: float
-) -> QueueItem:
-    undecided, inconsistent, unsure, disagree = [], [], [], []
+def _classify(view: PairView, dims: tuple[str, ...], reviewer: str | None, low: float) -> QueueItem:
+    undecided, inconsistent, split, unsure, disagree = [], [], [], [], []
     confidences = []
+    ruling = view.ruling
     for dim in dims:
-        judge, conf, consistent = record.judge(dim)
-        reviews = record.reviews_of(dim)
+        judge, conf, consistent = view.judge(dim)
+        reviews = view.reviews_of(dim)
         mine = [r for r in reviews if reviewer is None or r.reviewer == reviewer]
-        human = human_consensus([r.verdict for r in reviews])
+        human = view.human(dim)
         if human is not None and judge is not None and human != judge:
             disagree.append(dim)
         if mine:
@@ -104,24 +177,28 @@ def _classify(
         undecided.append(dim)
         if consistent is False:
             inconsistent.append(dim)
+        if ruling.split(dim):
+            split.append(dim)
         if conf is not None:
             confidences.append(conf)
             if conf < low:
                 unsure.append(dim)
     lowest = min(confidences) if confidences else None
-    status = record.status
-    failed = any(a is not None and a.status == "parse-failure" for a in (record.ab, record.ba))
+    status = view.status
+    failed = any(a.status == "parse-failure" for a in view.record.answers)
+    pair_id = view.id
     if undecided and failed:
-        return QueueItem(record.id, "parse-failure", tuple(undecided), lowest)
+        return QueueItem(pair_id, "parse-failure", tuple(undecided), lowest)
     for reason, which in (
         ("inconsistent", inconsistent),
+        ("split", split),
         ("low-confidence", unsure),
         ("disagree", disagree),
     ):
         if which:
-            return QueueItem(record.id, reason, tuple(which), lowest)
+            return QueueItem(pair_id, reason, tuple(which), lowest)
     if not undecided:
-        return QueueItem(record.id, "reviewed", (), lowest)
+        return QueueItem(pair_id, "reviewed", (), lowest)
     if status == "ok":
-        return QueueItem(record.id, "unreviewed", tuple(undecided), lowest)
-    return QueueItem(record.id, "unjudged", tuple(undecided), lowest)
+        return QueueItem(pair_id, "unreviewed", tuple(undecided), lowest)
+    return QueueItem(pair_id, "unjudged", tuple(undecided), lowest)

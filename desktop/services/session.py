@@ -12,16 +12,20 @@ from pathlib import Path
 from typing import Any
 
 from desktop.adapters.profiles_file import get_profile, load_profiles
-from desktop.adapters.store import human_verdicts, open_project
-from desktop.adapters.store.pairs import get_pair
+from desktop.adapters.store import open_project, pair_filters
+from desktop.adapters.store.judge_seen import Seen
+from desktop.adapters.store.pair_reader import Ordering, PairQuery, read_pair
+from desktop.adapters.store.pairs import find_pair, get_pair
 from desktop.adapters.store.rubrics import rubric_names
-from desktop.domain.errors import TiebreakError
+from desktop.domain.errors import ProjectError, TiebreakError
 from desktop.domain.judge_quality import QualityFigures
+from desktop.domain.pair_view import PairView
 from desktop.domain.pairs import Pair
 from desktop.domain.profiles import ModelProfile, local_profile
 from desktop.domain.verdicts import Verdict
 from desktop.services import judges, pair_list, pair_verdicts
 from desktop.services.app_settings import AppSettings
+from desktop.services.blind_review import BlindReview
 from desktop.services.overrides import default_reviewer, override
 from desktop.services.project_rubrics import dimensions_for, rubric_choices
 
@@ -34,6 +38,7 @@ DEMO_NOTE = (
     " models` for the models already on this machine."
 )
 DEFAULT_RUBRIC = "just-eval"  # constrained JSON: every verdict parses, even from the local model
+_JUDGE_SETTING = "judge:"  # + a rubric's name: the project's setting of the judge shown on it
 
 
 class ReviewSession:
@@ -41,7 +46,9 @@ class ReviewSession:
         self.path = path
         self.settings = settings
         self.store = open_project(path)
+        self.store.settle_every(None)  # in file_lost(), while the reviewer pauses
         self.current: Pair | None = None
+        self.blind = BlindReview()  # what this window has shown of the judge
         self.profile: ModelProfile = (
             get_profile(settings.profile)
             if settings.profile in load_profiles()
@@ -50,7 +57,7 @@ class ReviewSession:
         saved = self.store.get_setting("rubric")
         self.rubric_name = saved if saved in self.rubric_choices() else self._default_rubric()
         self.dimensions = dimensions_for(self.store, self.rubric_name)
-        self.shown_judge = self._latest_judge()
+        self.shown_judge = self._remembered_judge()
 
     @classmethod
     def open(cls, path: Path, settings: AppSettings) -> ReviewSession:
@@ -61,7 +68,22 @@ class ReviewSession:
         open_project(path, create=True).close()
 
     def close(self) -> None:
+        with contextlib.suppress(TiebreakError):  # a locked or lost file must not block closing
+            self.blind.save(self.store)
         self.store.close()
+
+    def file_lost(self) -> str | None:
+        """The one line once the project file was moved, deleted or replaced while open
+        (the session has then let go of it, and refuses every read and write with that
+        line); None while the path still names it. A stat and a pragma: the window asks
+        whenever the file changes, and every second."""
+        error = self.store.verify()
+        return None if error is None else str(error)
+
+    def _still_held(self) -> None:
+        """Background work opens the project by its path: not once that names another file."""
+        if self.store.lost is not None:
+            raise ProjectError(str(self.store.lost))
 
     # ---- choices ----------------------------------------------------------------------
     def rubric_choices(self) -> list[str]:
@@ -78,7 +100,7 @@ class ReviewSession:
         self.dimensions = dimensions_for(self.store, name)
         self.rubric_name = name
         self.store.set_setting("rubric", name)
-        self.shown_judge = self._latest_judge()
+        self.shown_judge = self._remembered_judge()
 
     def found_models_work(self) -> Work:
         """The models on this machine that no profile serves yet (GGUF files in the usual
@@ -108,11 +130,21 @@ class ReviewSession:
         return judges.judge_names(self.store, self.rubric_name)
 
     def choose_judge(self, name: str | None) -> None:
+        """Show ``name``'s verdicts, and again when the project is next opened on this
+        rubric: another judge's answers arriving since must not take its place unseen."""
         self.shown_judge = name
+        if name is not None:
+            with contextlib.suppress(TiebreakError):  # a read-only project is still shown
+                self.store.set_setting(_JUDGE_SETTING + self.rubric_name, name)
 
-    def _latest_judge(self) -> str | None:
-        names = self.judge_names()
-        return names[0].judge if names else None
+    def _remembered_judge(self) -> str | None:
+        """The judge last chosen on this rubric, while it has answers; else the one with the
+        most recent answers."""
+        names = [choice.judge for choice in self.judge_names()]
+        chosen = self.store.get_setting(_JUDGE_SETTING + self.rubric_name)
+        if chosen in names:
+            return chosen
+        return names[0] if names else None
 
     @property
     def judge_model(self) -> str:
@@ -129,6 +161,9 @@ class ReviewSession:
         after_id: int = 0,
         limit: int,
         ids: Collection[int] = (),
+        category: str | None = None,
+        generator: str | None = None,
+        order: Ordering | None = None,
     ) -> list[pair_list.ListRow]:
         return pair_list.list_rows(
             self.store,
@@ -140,7 +175,14 @@ class ReviewSession:
             limit=limit,
             reviewer=self.reviewer(),
             ids=ids,
+            category=category,
+            generator=generator,
+            order=order,
         )
+
+    def filter_values(self) -> tuple[list[str], list[str]]:
+        """The categories and the generators the list may be filtered by."""
+        return pair_filters.categories(self.store), pair_filters.generators(self.store)
 
     def list_row(self, pair_id: int) -> pair_list.ListRow:
         return self.list_rows_for([pair_id])[0]
@@ -153,6 +195,13 @@ class ReviewSession:
             chunk = ordered[start : start + 500]
             rows += self.rows(limit=len(chunk), ids=chunk)
         return rows
+
+    def find_pair_id(self, ref: str) -> int:
+        """The pair a person names: its id, else ``#N`` or ``N`` (the list's #); raises
+        TiebreakError for none."""
+        pair_id = find_pair(self.store, ref).id
+        assert pair_id is not None  # read from the project
+        return pair_id
 
     def load_pair(self, pair_id: int) -> Pair | None:
         self.current = get_pair(self.store, pair_id)
@@ -177,8 +226,10 @@ class ReviewSession:
                 f" (Ctrl+J asks {self.profile.name}: {self.profile.model})"
             )
         parts = []
+        several = len({d.judge for d in views.judge}) > 1  # a jury: each juror's answers
         for detail in views.judge:
-            text = f"{detail.order}: {detail.status}"
+            text = f"{detail.judge} {detail.order}" if several else detail.order
+            text += f": {detail.status}"
             if detail.latency_ms:
                 text += f", {detail.latency_ms / 1000:.1f} s"
             if detail.error:
@@ -211,11 +262,11 @@ class ReviewSession:
         """This reviewer's current verdict: another reviewer's is never taken for it."""
         if self.current is None or self.current.id is None:
             return None
-        me = self.reviewer()
-        current = human_verdicts.current_verdicts(self.store, self.current.id, self.rubric_name)
-        return next(
-            (h.verdict for h in current if h.reviewer == me and h.dimension == dimension), None
-        )
+        query = PairQuery(self.rubric_name, columns=("id",))
+        record = read_pair(self.store, query, self.current.id)
+        if record is None:
+            return None
+        return PairView(record, reviewer=self.reviewer()).my_verdicts().get(dimension)
 
     def prompt_text(self) -> str:
         if self.current is None:
@@ -245,17 +296,45 @@ class ReviewSession:
         pair = get_pair(self.store, pair_id)
         if pair is None:
             raise TiebreakError(f"pair #{pair_id} is no longer in the project")
-        override(
-            self.store,
-            pair,
-            rubric=self.rubric_name,
-            dimensions=self.dimensions,
-            dimension=dimension,
-            verdict=verdict,
-            reviewer=self.reviewer(),
-            note=note,
-            mode="blind" if self.settings.blind else "gui",
+        reviewer, rubric, blind = self.reviewer(), self.rubric_name, self.settings.blind
+        with self.blind.saving(self.store):  # what the window showed, in the same write
+            override(
+                self.store,
+                pair,
+                rubric=rubric,
+                dimensions=self.dimensions,
+                dimension=dimension,
+                verdict=verdict,
+                reviewer=reviewer,
+                note=note,
+                mode=self.blind.mode(
+                    self.store, pair_id, rubric, dimension, reviewer, verdict, blind=blind
+                ),
+            )
+
+    def hidden_judge(self, views: pair_verdicts.PairVerdicts | None) -> frozenset[str]:
+        """The dimensions of the pair shown whose judge verdict blind mode hides; the judge's
+        other verdicts are on screen, so no verdict given on those from now on is blind."""
+        pair_id = self.current.id if self.current is not None else None
+        if views is None or pair_id is None:
+            return frozenset()
+        rubric, reviewer = self.rubric_name, self.reviewer()
+        hidden = self.blind.hidden(
+            self.store, pair_id, rubric, reviewer, views, blind=self.settings.blind
         )
+        self.blind.shown(pair_id, rubric, reviewer, self.judge_model, views, hidden)
+        return hidden
+
+    def reveal_judge(self) -> None:
+        """The judge's whole answer on the pair shown was opened (its raw completion)."""
+        if self.current is not None and self.current.id is not None:
+            pair, judge = self.current.id, self.judge_model
+            self.blind.reveal(pair, self.rubric_name, self.reviewer(), judge, self.dimensions)
+
+    def save_seen_work(self) -> tuple[list[Seen], Work] | None:
+        """What the window showed of the judge and has not written yet, and the work that
+        writes it off the GUI thread (BlindReview.save_work)."""
+        return self.blind.save_work(self.store, self._still_held)
 
     def set_note(self, dimension: str, note: str) -> None:
         """A note rides on a verdict row: it keeps the current verdict and records the note."""
@@ -280,6 +359,7 @@ class ReviewSession:
             from desktop.services.judging import JobOptions
             from desktop.services.judging.setup import judge_job
 
+            self._still_held()
             with open_project(path) as store:
                 options = JobOptions(swap=swap, pair_ids=pair_ids)
                 job = judge_job(store, rubric_name, profile, options)
@@ -328,6 +408,7 @@ class ReviewSession:
         path = self.path
 
         def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
+            self._still_held()
             with open_project(path, readonly=True) as store:
                 return read(store)
 
@@ -339,6 +420,7 @@ class ReviewSession:
         def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
             from desktop.services.importing import import_file
 
+            self._still_held()
             with open_project(path) as store:
                 return import_file(store, source, progress=progress)
 
@@ -352,6 +434,7 @@ class ReviewSession:
             from desktop.services.exporting import export_project, format_for
 
             fmt = format_for(out)
+            self._still_held()
             with open_project(path, readonly=True) as store:
                 return export_project(
                     store, out, rubric=rubric, fmt=fmt, judge_model=judge, progress=progress

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from desktop.domain.errors import TiebreakError
+from desktop.domain.shown_text import shown
 from desktop.services.app_settings import AppSettings, load_settings
 from desktop.services.demo import ensure_demo_project
 from desktop.services.session import ReviewSession
@@ -19,7 +20,8 @@ from desktop.services.session import ReviewSession
 class Start(NamedTuple):
     session: ReviewSession
     settings: AppSettings
-    warning: str = ""  # shown once the window is up, e.g. why the demo opened instead
+    warning: str = ""  # shown once the window is up, e.g. why the demo opened instead: lines
+    # of our own, outside text in them escaped
 
 
 def choose_project(explicit: Path | None, settings: AppSettings) -> Path:
@@ -41,4 +43,5 @@ def open_start(project: Path | None) -> Start:
         if project is not None:
             raise
         session = ReviewSession.open(ensure_demo_project(), settings)
-        return Start(session, settings, f"{exc}\nOpening the demo project instead.")
+        # Two lines of our own; the error's (a file's name in it) shown as one.
+        return Start(session, settings, f"{shown(str(exc))}\nOpening the demo project instead.")

@@ -1,5 +1,6 @@
 """Agreement figures of a project, per rubric, dimension and category, in one streaming
-pass over the pairs (see ``adapters.store.pair_records``); the arithmetic is ``domain.agreement``.
+pass over the pairs (``adapters.store.pair_reader``, each pair read as ``domain.pair_view``
+reads it); the arithmetic is ``domain.agreement``.
 
 Which verdicts count: the judge's as the review window shows it (both orders combined
 where judged twice), the human verdict as the export's ``<dim>_human`` column (the
@@ -8,69 +9,80 @@ reviewers' consensus), and for inter-reviewer figures each reviewer's latest ver
 
 from __future__ import annotations
 
-import random
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
-from itertools import combinations
+from typing import TYPE_CHECKING, Any
 
-from desktop.adapters.store.pair_records import PairRecord, iter_pair_records
+from desktop.adapters.store.pair_reader import FIGURE_COLUMNS, PairQuery, read_pairs
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import judge_models
 from desktop.adapters.store.rubrics import rubric_names
-from desktop.domain import agreement as ag
 from desktop.domain.errors import TiebreakError
-from desktop.domain.head_to_head import HeadToHead, HeadToHeadCounter
-from desktop.domain.sampling import bootstrap_win_rate
-from desktop.domain.verdicts import Verdict
-from desktop.services.exporting import dimensions_of, require_rubric
+from desktop.domain.judge_policy import policy_for
+from desktop.domain.pair_view import PairView
+from desktop.services.figure_fits import (
+    DEFAULT_ALPHA,
+    FitContext,
+    SampleUse,
+    fit_context,
+    sample_use,
+)
+from desktop.services.figure_sources import (
+    UNKNOWN_MODE,
+    Finish,
+    PairFacts,
+    ReviewerStats,
+    Share,
+    Tally,
+    WinRate,
+    pair_facts,
+)
+from desktop.services.figures import FIGURES, Figure
+from desktop.services.judge_bias_rows import JudgeBiasRow, OtherJudges
+from desktop.services.rubric_choice import Judge, dimensions_of, pick_judge, require_rubric
+
+if TYPE_CHECKING:
+    from desktop.domain.judge_biases import Answer
+
+__all__ = [
+    "ALL",
+    "UNKNOWN_MODE",
+    "DimensionStats",
+    "ReviewerStats",
+    "Section",
+    "Stats",
+    "WinRate",
+    "compute_stats",
+    "rubric_stats",
+]
 
 ALL = "all"
-UNKNOWN_MODE = "unknown"
+#: What the pass reads of each pair: what figures group by, and what their tallies read.
+COLUMNS = tuple(dict.fromkeys((*FIGURE_COLUMNS, "turn", *(c for f in FIGURES for c in f.reads))))
 
+if TYPE_CHECKING:
 
-@dataclass(frozen=True)
-class WinRate:
-    """Share of pairs A wins (a tie counts half), with a percentile bootstrap interval."""
+    class DimensionStats:
+        """One dimension's figures: ``dimension`` and one field per figure of
+        ``figures.FIGURES`` (its name, in its order), None where it has none."""
 
-    n: int
-    a: int
-    b: int
-    tie: int
-    rate: float | None
-    low: float | None
-    high: float | None
+        dimension: str
 
+        def __init__(self, dimension: str, **figures: Any) -> None: ...
 
-@dataclass(frozen=True)
-class ReviewerStats:
-    """Agreement among reviewers, over pairs with verdicts from at least two of them."""
+        def __getattr__(self, name: str) -> Any: ...
 
-    reviewers: list[str]
-    pairs: int
-    verdicts: int
-    cohen_kappa: float | None  # only with exactly two reviewers
-    fleiss_kappa: float | None
-    krippendorff_alpha: float | None
-    loo_agreement: float | None  # HREF's human agreement
-    judge_loo_agreement: float | None  # the judge against the same leave-one-out majorities
-    judge_loo_pairs: int
-
-
-@dataclass(frozen=True)
-class DimensionStats:
-    dimension: str
-    judge_h2h: HeadToHead  # B (the generator) against A (the baseline), AlpacaEval's figures
-    judge_win: WinRate
-    human_win: WinRate
-    judge_longer: float | None  # share of decisive verdicts for the longer response
-    judge_longer_n: int
-    human_longer: float | None
-    human_longer_n: int
-    swap_checked: int  # pairs with a verdict in both orders
-    swap_consistency: float | None
-    vs_human: ag.Agreement  # confusion rows: judge; columns: human
-    by_mode: dict[str, ag.Agreement]  # the judge against each reviewer verdict of that mode
-    reviewers: ReviewerStats | None
+else:
+    # One dimension's figures: a frozen dataclass whose fields are the declared figures,
+    # so a new figure needs no field written here, and --json (dataclasses.asdict) and
+    # scripts reading ``d.judge_win`` see it as any other field.
+    DimensionStats = dataclasses.make_dataclass(
+        "DimensionStats",
+        [("dimension", str), *((f.name, f.kind, field(default=None)) for f in FIGURES)],
+        frozen=True,
+        namespace={"__module__": __name__},
+    )
 
 
 @dataclass(frozen=True)
@@ -98,163 +110,128 @@ class Stats:
     dimensions: tuple[str, ...]
     overall: Section
     categories: list[Section] = field(default_factory=list)
+    turns: list[Section] = field(default_factory=list)  # per compared turn, with by_turn
     other_judges: list[str] = field(default_factory=list)  # with answers for the rubric
+    alpha: float = DEFAULT_ALPHA  # the win rates' intervals are at level 1 - alpha
+    sample: SampleUse | None = None  # how the reviewed pairs were chosen
+    #: Every judge's biases (the chosen one's first), per dimension, over all pairs.
+    judge_biases: list[JudgeBiasRow] = field(default_factory=list)
 
 
 def compute_stats(
     store: ProjectStore,
     rubric: str | None = None,
-    judge_model: str | None = None,
+    judge_model: Judge = None,
     *,
     seed: int = 0,
     resamples: int = 2000,
+    alpha: float = DEFAULT_ALPHA,
+    target: float | None = None,
+    by_turn: bool = False,
 ) -> list[Stats]:
     """One Stats per rubric (the one named, else every rubric with verdicts)."""
     names = rubric_names(store)
     if rubric is not None:
         names = [require_rubric(store, rubric, names)]
-    return [rubric_stats(store, n, judge_model, seed=seed, resamples=resamples) for n in names]
-
-
-def pick_judge(store: ProjectStore, rubric: str, judge_model: str | None) -> str | None:
-    """The judge named (it must have answers for the rubric), else the latest used."""
-    models = judge_models(store, rubric)
-    if judge_model is None:
-        return models[0] if models else None
-    if judge_model not in models:
-        known = ", ".join(models) or "none"
-        raise TiebreakError(
-            f"{store.path}: judge {judge_model!r} has no answers for rubric {rubric}"
-            f" (judges with answers: {known})"
+    return [
+        rubric_stats(
+            store,
+            n,
+            judge_model,
+            seed=seed,
+            resamples=resamples,
+            alpha=alpha,
+            target=target,
+            by_turn=by_turn,
         )
-    return judge_model
+        for n in names
+    ]
 
 
 def rubric_stats(
     store: ProjectStore,
     rubric: str,
-    judge_model: str | None = None,
+    judge_model: Judge = None,
     *,
     seed: int = 0,
     resamples: int = 2000,
+    alpha: float = DEFAULT_ALPHA,
+    target: float | None = None,
+    by_turn: bool = False,
 ) -> Stats:
-    model = pick_judge(store, rubric, judge_model)
-    others = [m for m in judge_models(store, rubric) if m != model]
+    """The figures of one rubric; ``target`` a half-width (0.02 for ±2 points) to count
+    the further reviews it needs; ``by_turn``: a section per compared turn too (a
+    single-turn pair's is turn 1)."""
+    if not 0.0 < alpha < 1.0:
+        raise TiebreakError(f"--alpha must be between 0 and 1, got {alpha}")
+    if target is not None and not 0.0 < target < 1.0:
+        raise TiebreakError(f"--target must be between 0 and 100 points, got {100 * target:g}")
+    policy = policy_for(pick_judge(store, rubric, judge_model))
+    others = [m for m in judge_models(store, rubric) if m not in policy.judges]
     dims = dimensions_of(store, rubric)
-    overall = _SectionAcc(dims)
+    overall = _SectionAcc(dims, policy.judges, all_pairs=True)
     categories: dict[str, _SectionAcc] = {}
-    for record in iter_pair_records(store, rubric, model):
-        overall.add(record)
-        if record.category:
-            categories.setdefault(record.category, _SectionAcc(dims)).add(record)
-    finish = {"seed": seed, "resamples": resamples, "rubric": rubric}
+    turns: dict[int, _SectionAcc] = {}
+    other_judges = OtherJudges(others, dims)
+    query = PairQuery(rubric, (*policy.judges, *others), COLUMNS)
+    for record in read_pairs(store, query):
+        view = PairView(record, policy)
+        facts = pair_facts(view, dims)
+        overall.add(view, facts)
+        category = record.category
+        if category:
+            if category not in categories:
+                categories[category] = _SectionAcc(dims, policy.judges)
+            categories[category].add(view, facts)
+        if by_turn:
+            turn = record.fields.turn or 1
+            if turn not in turns:
+                turns[turn] = _SectionAcc(dims, policy.judges)
+            turns[turn].add(view, facts)
+        if others:
+            other_judges.add(record)
+    context, sample, frame = fit_context(store, rubric, alpha=alpha, target=target)
+    wanted = {pid for ids in (*overall.answer_ids(), other_judges.answer_ids()) for pid in ids}
+    fits = dataclasses.replace(context, answers=_answers(store, wanted))
+    everything = overall.finish(ALL, seed=seed, resamples=resamples, rubric=rubric, fits=fits)
     return Stats(
         rubric=rubric,
-        judge_model=model,
+        judge_model=policy.name or None,
         dimensions=dims,
-        overall=overall.finish(ALL, **finish),
-        categories=[categories[c].finish(c, **finish) for c in sorted(categories)],
+        overall=everything,
+        categories=[
+            categories[c].finish(c, seed=seed, resamples=resamples, rubric=rubric)
+            for c in sorted(categories)
+        ],
+        turns=[
+            turns[t].finish(f"turn {t}", seed=seed, resamples=resamples, rubric=rubric)
+            for t in sorted(turns)
+        ],
         other_judges=others,
+        alpha=alpha,
+        sample=sample_use(sample, frame, overall.reviewed_ids),
+        judge_biases=[
+            *(JudgeBiasRow(policy.name, d.dimension, d.biases) for d in everything.dimensions),
+            *other_judges.rows(fits.answers),
+        ]
+        if policy.judges
+        else [],
     )
 
 
-class _DimAcc:
-    """Running counts for one dimension of one section."""
+def _answers(store: ProjectStore, wanted: set[int]) -> dict[int, tuple[Answer, Answer]]:
+    """Each pair's two answers as the bias figures measure them (length, a list), for the
+    pairs a fit names (``answer_ids``): one more pass, over the responses' text."""
+    from desktop.domain.judge_biases import answer
 
-    def __init__(self) -> None:
-        self.judge = [0, 0, 0]
-        self.h2h = HeadToHeadCounter()
-        self.human = [0, 0, 0]
-        self.judge_longer = [0, 0]  # (chose the longer, decisive with unequal lengths)
-        self.human_longer = [0, 0]
-        self.swap = [0, 0]  # (consistent, checked)
-        self.vs_human = ag.empty_matrix()
-        self.by_mode: dict[str, ag.Matrix] = {}
-        self.reviewers: set[str] = set()
-        self.items: list[tuple[int, int, int]] = []
-        self.judged_items: list[tuple[tuple[int, int, int], Verdict]] = []
-        self.pairwise: dict[tuple[str, str], ag.Matrix] = {}
-
-    def add(self, record: PairRecord, dim: str) -> None:
-        judge, _, consistent = record.judge(dim)
-        reviews = record.reviews_of(dim)
-        human = record.human(dim)
-        if consistent is not None:
-            self.swap[1] += 1
-            self.swap[0] += consistent
-        if judge is not None:
-            self.judge[_I[judge]] += 1
-            _count_longer(self.judge_longer, judge, record)
-        preference = record.preference(dim)
-        if preference is not None:
-            self.h2h.add(preference)
-        if human is not None:
-            self.human[_I[human]] += 1
-            _count_longer(self.human_longer, human, record)
-        if judge is not None and human is not None:
-            ag.add_to_matrix(self.vs_human, judge, human)
-        for review in reviews:
-            self.reviewers.add(review.reviewer)
-            if judge is not None:
-                mode = review.mode or UNKNOWN_MODE
-                ag.add_to_matrix(
-                    self.by_mode.setdefault(mode, ag.empty_matrix()), judge, review.verdict
-                )
-        if len(reviews) >= 2:
-            counts = ag.counts_of(r.verdict for r in reviews)
-            self.items.append(counts)
-            if judge is not None:
-                self.judged_items.append((counts, judge))
-            for first, second in combinations(sorted(reviews, key=lambda r: r.reviewer), 2):
-                key = (first.reviewer, second.reviewer)
-                matrix = self.pairwise.setdefault(key, ag.empty_matrix())
-                ag.add_to_matrix(matrix, first.verdict, second.verdict)
-
-    def finish(self, dim: str, rng_key: str, *, seed: int, resamples: int) -> DimensionStats:
-        return DimensionStats(
-            dimension=dim,
-            judge_h2h=self.h2h.finish(),
-            judge_win=_win(self.judge, f"{seed}:{rng_key}:{dim}:judge", resamples),
-            human_win=_win(self.human, f"{seed}:{rng_key}:{dim}:human", resamples),
-            judge_longer=_share(*self.judge_longer),
-            judge_longer_n=self.judge_longer[1],
-            human_longer=_share(*self.human_longer),
-            human_longer_n=self.human_longer[1],
-            swap_checked=self.swap[1],
-            swap_consistency=_share(*self.swap),
-            vs_human=ag.summarize(self.vs_human),
-            by_mode={m: ag.summarize(x) for m, x in sorted(self.by_mode.items())},
-            reviewers=self._reviewer_stats(),
-        )
-
-    def _reviewer_stats(self) -> ReviewerStats | None:
-        if not self.items:
-            return None
-        reviewers = sorted(self.reviewers)
-        cohen = None
-        if len(reviewers) == 2:
-            cohen = ag.cohen_kappa(self.pairwise.get((reviewers[0], reviewers[1]), [[0] * 3] * 3))
-        return ReviewerStats(
-            reviewers=reviewers,
-            pairs=len(self.items),
-            verdicts=sum(map(sum, self.items)),
-            cohen_kappa=cohen,
-            fleiss_kappa=ag.fleiss_kappa(self.items),
-            krippendorff_alpha=ag.krippendorff_alpha(self.items),
-            loo_agreement=ag.loo_reviewer_agreement(self.items),
-            judge_loo_agreement=ag.loo_judge_agreement(self.judged_items),
-            judge_loo_pairs=len(self.judged_items),
-        )
-
-
-_I = {v: i for i, v in enumerate(ag.LABELS)}
-
-
-def _count_longer(acc: list[int], verdict: Verdict, record: PairRecord) -> None:
-    share, n = ag.longer_preference([(verdict, record.len_a, record.len_b)])
-    if n:
-        acc[0] += share == 1.0
-        acc[1] += 1
+    out: dict[int, tuple[Answer, Answer]] = {}
+    if not wanted:
+        return out
+    query = PairQuery(None, (), ("id", "response_a", "response_b"), reviews=False)
+    for record in read_pairs(store, query):
+        if record.id in wanted:
+            out[record.id] = (answer(record.fields.response_a), answer(record.fields.response_b))
+    return out
 
 
 def _only(names: set[str | None]) -> str | None:
@@ -265,36 +242,85 @@ def _share(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
 
-def _win(counts: list[int], rng_key: str, resamples: int) -> WinRate:
-    a, b, tie = counts
-    interval = bootstrap_win_rate(a, b, tie, rng=random.Random(rng_key), resamples=resamples)
-    low, high = interval if interval else (None, None)
-    return WinRate(a + b + tie, a, b, tie, ag.win_rate(a, b, tie), low, high)
-
-
 class _SectionAcc:
-    def __init__(self, dims: tuple[str, ...]) -> None:
-        self.dims = {d: _DimAcc() for d in dims}
+    """One section's counts and, per dimension, a tally for each figure it shows."""
+
+    def __init__(
+        self, dims: tuple[str, ...], judges: tuple[str, ...], all_pairs: bool = False
+    ) -> None:
+        self.judges = judges  # whose answers' statuses count
+        figures = [f for f in FIGURES if all_pairs or not f.all_pairs]
+        self.tallies: dict[str, list[tuple[Figure, Tally]]] = {
+            d: [(f, f.tally()) for f in figures] for d in dims
+        }
+        # Per dimension: the tallies every pair goes to, and those only reviewed pairs do;
+        # a Share and a Count of one test are counted once.
+        self.every: list[list[Tally]] = []
+        self.reviewed_tallies: list[list[Tally]] = []
+        for tallies in self.tallies.values():
+            every: list[Tally] = []
+            reviewed: list[Tally] = []
+            counted: dict[object, Share] = {}
+            for _, tally in tallies:
+                if isinstance(tally, Share):
+                    first = counted.setdefault(tally.shares_key, tally)
+                    if first is not tally:
+                        tally.counts_with(first)
+                        continue
+                (reviewed if tally.reviewed_only else every).append(tally)
+            self.every.append(every)
+            self.reviewed_tallies.append(reviewed)
+        self.reviewed_ids: list[int] = []
         self.pairs = self.judged = self.reviewed = 0
         self.statuses: Counter[str] = Counter()
         self.baselines: set[str | None] = set()
         self.generators: set[str | None] = set()
 
-    def add(self, record: PairRecord) -> None:
+    def add(self, view: PairView, facts: list[PairFacts]) -> None:
+        record = view.record
         self.pairs += 1
         self.baselines.add(record.model_a)
         self.generators.add(record.model_b)
-        answers = [a for a in (record.ab, record.ba) if a is not None]
-        self.judged += any(a.status != "error" for a in answers)  # an error is no answer
-        self.reviewed += bool(record.reviews)
-        self.statuses.update(a.status for a in answers)
-        for dim, acc in self.dims.items():
-            acc.add(record, dim)
+        self.judged += view.judged
+        if view.reviewed:
+            self.reviewed += 1
+            self.reviewed_ids.append(record.id)
+        judges = self.judges  # each order counted; another judge's answers are not these
+        self.statuses.update(a.status for a in record.answers if a.judge in judges)
+        for p, every, reviewed in zip(facts, self.every, self.reviewed_tallies, strict=True):
+            for tally in every:
+                tally.add(p)
+            if p.reviews:
+                for tally in reviewed:
+                    tally.add(p)
 
-    def finish(self, name: str, *, seed: int, resamples: int, rubric: str) -> Section:
+    def answer_ids(self) -> list[list[int]]:
+        """The pairs whose answers the fits measure (``answer_ids`` of a tally)."""
+        return [
+            ids()
+            for tallies in self.tallies.values()
+            for _, tally in tallies
+            if (ids := getattr(tally, "answer_ids", None)) is not None
+        ]
+
+    def finish(
+        self,
+        name: str,
+        *,
+        seed: int,
+        resamples: int,
+        rubric: str,
+        fits: FitContext | None = None,
+    ) -> Section:
         answers = sum(self.statuses.values())
         failures, errors = self.statuses["parse-failure"], self.statuses["error"]
-        key = f"{rubric}:{name}"
+        dimensions = []
+        for dim, tallies in self.tallies.items():
+            done: dict[str, Any] = {}
+            for figure, tally in tallies:
+                f = Finish(dim, f"{seed}:{rubric}:{name}:{dim}", resamples, done, fits)
+                done[figure.name] = tally.finish(f)
+            dimensions.append(DimensionStats(dimension=dim, **done))
         return Section(
             name=name,
             baseline=_only(self.baselines),
@@ -307,7 +333,5 @@ class _SectionAcc:
             parse_failures=failures,
             errors=errors,
             parse_failure_rate=_share(failures, answers - errors),
-            dimensions=[
-                acc.finish(d, key, seed=seed, resamples=resamples) for d, acc in self.dims.items()
-            ],
+            dimensions=dimensions,
         )

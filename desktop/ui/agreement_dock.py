@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QObject, Qt, QTimer
+from PySide6.QtCore import QByteArray, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget
 
+from desktop.services.changes import Change
 from desktop.ui import dialogs
 from desktop.ui.context import WindowContext
 from desktop.ui.shortcuts import Shortcuts
@@ -20,12 +21,14 @@ if TYPE_CHECKING:
 
 
 class AgreementDock(QObject):
-    def __init__(self, context: WindowContext, saved_state: QByteArray | None) -> None:
-        """``saved_state``: the window's docks as the reviewer left them, restored once
-        the dock exists."""
+    shown_setting = "agreement_shown"  # open at the close: opens again at the next start
+
+    def __init__(self, context: WindowContext) -> None:
         super().__init__(context.window)
         self.context = context
-        self.saved_state = saved_state
+        # The window's docks as the reviewer left them, restored once the dock exists.
+        saved = QSettings("tiebreak", "tiebreak").value("docks")
+        self.saved_state = saved if isinstance(saved, QByteArray) else None
         self.dock: QDockWidget | None = None
         self.panel: StatsPanel | None = None
         self.edit_timer = QTimer(self, singleShot=True, interval=600)
@@ -33,6 +36,7 @@ class AgreementDock(QObject):
         self._stats = Refresher(
             context.runner, lambda: context.session.stats_work(), self._show, self._failed
         )
+        context.changed.connect(self._changed)
 
     def bind(self, shortcuts: Shortcuts) -> None:
         self.action: QAction = shortcuts.bind_toggle("toggle_stats", self.show)
@@ -46,6 +50,16 @@ class AgreementDock(QObject):
     def refresh(self) -> None:
         """Compute the figures again now (their last request wins)."""
         self._stats.request()
+
+    def _changed(self, change: Change) -> None:
+        """Another rubric, judge or project, or a sample drawn (the figures weigh by it):
+        the figures now. A verdict written or a job
+        ended: once edits pause. (A job's answers as they arrive: at its end.)"""
+        if change.shown or change.sample:
+            if self.is_open():
+                self.refresh()
+        elif change.verdicts and not change.more_coming:
+            self.verdicts_changed()
 
     def verdicts_changed(self) -> None:
         """After an edit or a judged pair: the figures follow once edits pause."""

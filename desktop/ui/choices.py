@@ -1,54 +1,33 @@
 """The window's three choices, top right in the menu bar: the rubric; the judge whose
 verdicts are shown (every judge with answers for the rubric, with how many pairs it
 answered); and the profile that Ctrl+J asks, chosen on its own. Each choice is made on the
-session, then announced, and the window updates the list, the verdict panel, the counts
-and the agreement dock together."""
+session, then published as a Change (desktop/services/changes.py), which the list, the
+verdict panel, the counts and the docks each follow."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QMenuBar, QWidget
 
 from desktop.domain.errors import TiebreakError
+from desktop.domain.shown_text import shown
 from desktop.services.app_settings import save_settings
+from desktop.services.changes import Change
 from desktop.ui.context import WindowContext
+from desktop.ui.picker_box import PickerBox
 from desktop.ui.plain_text import PlainLabel
 from desktop.ui.shortcuts import Shortcuts
 from desktop.ui.workers import Refresher
 
 if TYPE_CHECKING:
     from desktop.services.judges import JudgeChoice
+    from desktop.services.model_listing import FoundFile, FoundServerModel
 
 NO_JUDGE = "none yet"
 
 
-class JudgePicker(QComboBox):
-    """A combo box that hands the keys back to the pair list once its list closes (chosen,
-    or left with Escape, which closes the list without telling the box), so J, K and the
-    verdict keys act on pairs again."""
-
-    closed = Signal()
-
-    def showPopup(self) -> None:
-        super().showPopup()
-        popup = self.view().window()
-        if not popup.property("tiebreak_watched"):
-            popup.setProperty("tiebreak_watched", True)
-            popup.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Hide:
-            self.closed.emit()
-        return False
-
-
 class Choices(QWidget):
-    rubricChanged = Signal()  # the session's rubric (and so its dimensions) changed
-    judgeChanged = Signal()  # whose verdicts are shown changed
-    profileChanged = Signal()  # whom Ctrl+J asks changed
-
     def __init__(self, context: WindowContext, menu_bar: QMenuBar) -> None:
         super().__init__(context.window)
         self.context = context
@@ -56,11 +35,12 @@ class Choices(QWidget):
         self.rubric_box = QComboBox()
         self.rubric_box.setToolTip("The rubric (judge prompt) whose verdicts you review")
         self.rubric_box.currentTextChanged.connect(self._rubric_chosen)
-        self.judge_box = JudgePicker()
+        self.judge_box = PickerBox()  # its list closed: the keys go back to the pairs
         self.judge_box.setToolTip(
             "Whose verdicts are shown (G): every judge with answers for this rubric, with"
             " the pairs it answered: annotators imported with the data, command-line runs,"
-            " profiles"
+            " profiles; then the juries kept (several judges as one: 'tiebreak jury add',"
+            " Judge › Judge with a jury)"
         )
         self.judge_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.judge_box.currentIndexChanged.connect(self._judge_chosen)
@@ -71,7 +51,7 @@ class Choices(QWidget):
         )
         self.profile_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.profile_box.currentIndexChanged.connect(self._profile_chosen)
-        self.found_models: list = []  # type: ignore[type-arg]
+        self.found_models: list[FoundFile | FoundServerModel] = []
         self._found = Refresher(
             context.runner,
             lambda: context.session.found_models_work(),
@@ -116,7 +96,7 @@ class Choices(QWidget):
         does not need)."""
         self._found.request()
 
-    def _fill_profiles(self, found: list) -> None:  # type: ignore[type-arg]
+    def _fill_profiles(self, found: list[FoundFile | FoundServerModel]) -> None:
         """The profiles, the one Ctrl+J asks selected; then the models ``found`` on this
         machine that are no profile yet."""
         session = self.context.session
@@ -134,7 +114,7 @@ class Choices(QWidget):
         box.setCurrentIndex(max(0, box.findData(session.profile.name)))
         box.blockSignals(False)
 
-    def _offer_found(self, found: list) -> None:  # type: ignore[type-arg]
+    def _offer_found(self, found: list[FoundFile | FoundServerModel]) -> None:
         self.found_models = found
         self._fill_profiles(found)
 
@@ -142,18 +122,21 @@ class Choices(QWidget):
     def _fill_judges(self, choices: list[JudgeChoice]) -> None:
         """The picker's entries, the shown judge selected; a judge that has no answer yet
         (a job just started) is listed too."""
-        shown = self.context.session.shown_judge
-        entries = [(c.judge, c.pairs) for c in choices]
-        if shown is not None and shown not in {name for name, _ in entries}:
-            entries.insert(0, (shown, 0))
+        current = self.context.session.shown_judge
+        entries = [(c.judge, c.pairs, len(c.jurors)) for c in choices]
+        if current is not None and current not in {name for name, _, _ in entries}:
+            entries.insert(0, (current, 0, 0))
         box = self.judge_box
         box.blockSignals(True)
         box.clear()
-        for name, pairs in entries:
-            box.addItem(name if pairs is None else f"{name} · {pairs:,}", name)
-        if shown is None:
+        for name, pairs, jurors in entries:
+            label = f"{shown(name)} (jury of {jurors})" if jurors else shown(name)
+            box.addItem(label if pairs is None else f"{label} · {pairs:,}", name)
+        if current is None:
             box.addItem(NO_JUDGE, None)
-        box.setCurrentIndex(max(0, box.findData(shown)) if shown is not None else box.count() - 1)
+        box.setCurrentIndex(
+            max(0, box.findData(current)) if current is not None else box.count() - 1
+        )
         box.blockSignals(False)
         if self.isVisible():  # wider names or counts: the menu bar makes room
             self.adjustSize()
@@ -188,7 +171,7 @@ class Choices(QWidget):
             self.judge_box.blockSignals(True)
             self.judge_box.setCurrentIndex(self.judge_box.findData(name))
             self.judge_box.blockSignals(False)
-        self.judgeChanged.emit()
+        self.context.publish(Change(judge=True))
 
     # ---- rubric and profile ----------------------------------------------------------------
     def _rubric_chosen(self, name: str) -> None:
@@ -201,7 +184,7 @@ class Choices(QWidget):
                 return
             self._fill_judges(session.judge_names())
             self.refresh_judges()
-            self.rubricChanged.emit()
+            self.context.publish(Change(rubric=True))
 
     def _profile_chosen(self, index: int) -> None:
         session = self.context.session
@@ -220,4 +203,5 @@ class Choices(QWidget):
             self._fill_profiles(self.found_models)
             return
         save_settings(self.context.settings)  # the next start asks the same model
-        self.profileChanged.emit()
+        # Nothing answered yet on this rubric: the verdicts shown are whom Ctrl+J asks.
+        self.context.publish(Change(profile=True, judge=session.shown_judge is None))

@@ -1,10 +1,16 @@
-"""The status bar's figures for the rubric and judge shown: pairs, judged, reviewed, left."""
+"""The status bar's figures for the rubric and judge shown: whose verdicts they are, pairs,
+judged, reviewed, left."""
 
 from __future__ import annotations
 
+import time
+
+from desktop.services.changes import Change
 from desktop.ui.context import WindowContext
 from desktop.ui.plain_text import PlainLabel
 from desktop.ui.workers import Refresher
+
+LIVE_EVERY_S = 1.0  # while a job runs: its answers arrive hundreds a second
 
 
 class CountsLabel(PlainLabel):
@@ -19,20 +25,39 @@ class CountsLabel(PlainLabel):
             context.runner,
             lambda: context.session.counts_work(),
             self._show,
-            lambda message: self.setText(f"counts unavailable: {message}"),
+            self._failed,
             key=self._asked,
         )
+        self._live_at = 0.0  # when the counts were last asked for
+        context.changed.connect(self._changed)
 
     def refresh(self) -> None:
+        self._live_at = time.monotonic()
         self._counts.request()
+
+    def _changed(self, change: Change) -> None:
+        """Counted again for another rubric, judge or project (a project: once the window
+        has painted its first pair), pairs added, or verdicts written; a running job's
+        answers at most once a second."""
+        if change.project:
+            self.context.after_first_paint(self.refresh)
+        elif change.more_coming:
+            if time.monotonic() - self._live_at > LIVE_EVERY_S:
+                self.refresh()
+        elif change.shown or change.pairs_added or change.verdicts:
+            self.refresh()
 
     def _asked(self) -> tuple[object, ...]:
         session = self.context.session
         return session, session.rubric_name, session.judge_model
 
+    def _failed(self, message: str) -> None:
+        self.context.check_file()  # the file moved or replaced is said once, elsewhere
+        self.setText("" if message == self.context.lost else f"counts unavailable: {message}")
+
     def _show(self, counts: tuple[int, int, int]) -> None:
         total, judged, reviewed = counts
         self.setText(
-            f"{total:,} pairs · {judged:,} judged · {reviewed:,} reviewed ·"
-            f" {total - reviewed:,} left"
+            f"verdicts of {self.context.session.judge_model} · {total:,} pairs ·"
+            f" {judged:,} judged · {reviewed:,} reviewed · {total - reviewed:,} left"
         )

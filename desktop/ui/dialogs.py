@@ -17,10 +17,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.domain.shown_text import shown
+from desktop.ui.notice_bar import NoticeBar
 from desktop.ui.plain_text import PlainLabel, message_box
+from desktop.ui.response_view import ResponseView
 
 
 def warn(parent: QWidget | None, message: str) -> None:
+    """A problem's one line (a TiebreakError's), one line whatever it holds."""
+    warn_lines(parent, shown(message))
+
+
+def warn_lines(parent: QWidget | None, message: str) -> None:
+    """A problem told in lines of our own, the outside text in them already escaped."""
     box = message_box(parent, "Tiebreak", message)
     box.setIcon(QMessageBox.Icon.Warning)
     box.exec()
@@ -78,10 +87,14 @@ def read_only_text(text: str) -> QPlainTextEdit:
 
 
 def show_text(parent: QWidget, title: str, text: str) -> None:
+    """``text`` (a prompt, a judge's answer: data) as plain characters, in the view that
+    shows responses, so a text of any length is shown as promptly."""
     dialog = QDialog(parent)
     dialog.setWindowTitle(title)
-    lay_out(dialog, [read_only_text(text)], QDialogButtonBox.StandardButton.Close)
+    view = ResponseView()
+    lay_out(dialog, [NoticeBar(view), view], QDialogButtonBox.StandardButton.Close)
     dialog.resize(900, 600)
+    view.set_text(text, raw=True)
     dialog.exec()
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QUrl, Signal
 
 from desktop.domain.errors import TiebreakError
+from desktop.services.changes import Change
 from desktop.services.session import ReviewSession
 from desktop.ui import dialogs
 from desktop.ui.context import WindowContext
@@ -23,12 +24,16 @@ PROJECT_SUFFIXES = (".tiebreak", ".db", ".sqlite")
 
 class FileActions(QObject):
     openRequested = Signal(object)  # the Path of a project to open in the window
-    imported = Signal()  # pairs were added to the open project
     settingsSaved = Signal()  # the session's settings changed: show it anew
 
     def __init__(self, context: WindowContext) -> None:
         super().__init__(context.window)
         self.context = context
+        context.changed.connect(self._changed)
+
+    def _changed(self, change: Change) -> None:
+        if change.project:
+            self.fill_recent()
 
     def bind(self, shortcuts: Shortcuts) -> None:
         shortcuts.bind("new_project", self.new_project)
@@ -86,9 +91,9 @@ class FileActions(QObject):
 
     def _imported(self, report: ImportReport) -> None:
         self.context.say(
-            f"imported {report.added:,} pairs ({report.duplicates:,} already there)", 6000
+            f"imported {report.added:,} pairs ({report.present:,} already there)", 6000
         )
-        self.imported.emit()
+        self.context.publish(Change(pairs_added=True))
 
     def export_file(self) -> None:
         session = self.context.session

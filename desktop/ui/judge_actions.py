@@ -1,48 +1,40 @@
 """Judging from the window: this pair or all, progress and Cancel in the status bar, both
-orders on request. The job runs off the GUI thread; only its progress snapshots come back
-here."""
+orders on request; or all pairs with a jury (several profiles, or samples of one, kept as
+one jury the judge picker then offers). The job runs off the GUI thread; only its progress
+snapshots come back here."""
 
 from __future__ import annotations
 
-import time
-from typing import TYPE_CHECKING
+import threading
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QProgressBar, QPushButton, QStatusBar
 
+from desktop.services.changes import Change
 from desktop.services.gc_freeze import load_for_good
 from desktop.ui.choices import Choices
 from desktop.ui.context import WindowContext
-from desktop.ui.counts_label import CountsLabel
 from desktop.ui.pair_browser import PairBrowser
-from desktop.ui.pair_display import PairDisplay
 from desktop.ui.shortcuts import Shortcuts
 from desktop.ui.workers import Task
 
 if TYPE_CHECKING:
     from desktop.services.judging import JobProgress, JobSummary
+    from desktop.ui.jury_dialog import JuryChoice, JuryDialog
 
 JUDGE_ENGINE = ("desktop.services.connection", "desktop.services.judging")  # openai and all
 
 
 class JudgeActions(QObject):
-    finished = Signal()  # a job ended: what shows verdicts follows
-
     def __init__(
-        self,
-        context: WindowContext,
-        display: PairDisplay,
-        pairs: PairBrowser,
-        counts: CountsLabel,
-        choices: Choices,
-        status_bar: QStatusBar,
+        self, context: WindowContext, choices: Choices, pairs: PairBrowser, status_bar: QStatusBar
     ) -> None:
         super().__init__(context.window)
         self.context = context
-        self.display = display
-        self.pairs = pairs
-        self.counts = counts
         self.choices = choices
+        self.pairs = pairs  # the keys go back to the list when the jury dialog closes
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(220)
         self.progress.setFormat("judging %v/%m")
@@ -55,14 +47,16 @@ class JudgeActions(QObject):
         self.job: Task | None = None
         self._state: JobProgress | None = None
         self._changed: set[int] = set()
-        self._counts_at = 0.0
+        self._judges: tuple[str, ...] = ()  # whose answers the job writes (the changes say so)
         self._flush_timer = QTimer(self, singleShot=True, interval=100)
         self._flush_timer.timeout.connect(self._flush)
+        self.dialog: JuryDialog | None = None
 
     def bind(self, shortcuts: Shortcuts) -> None:
         shortcuts.bind("judge_pair", self.judge_pair)
         shortcuts.bind("judge_all", self.judge_all)
         shortcuts.bind("cancel_job", self.cancel)
+        shortcuts.bind("judge_jury", self.choose_jury)
         self.swap = shortcuts.bind_toggle("toggle_swap", self._swap_toggled)
 
     @property
@@ -79,7 +73,7 @@ class JudgeActions(QObject):
 
     def judge_pair(self) -> None:
         current = self.context.session.current
-        if current is not None:
+        if current is not None and current.id is not None:
             self.judge([current.id])
 
     def judge_all(self) -> None:
@@ -92,10 +86,71 @@ class JudgeActions(QObject):
             return
         session = self.context.session
         self.choices.show_judge(session.profile.model)  # what is asked for shows as it arrives
-        work = session.judge_work(pair_ids, swap=self.swap.isChecked())
+        self._start(
+            session.judge_work(pair_ids, swap=self.swap.isChecked()), [session.profile.model]
+        )
+
+    def choose_jury(self) -> None:
+        """Ctrl+Alt+J: whom to ask as a jury (the dialog; OK judges every pair)."""
+        from desktop.ui.jury_dialog import JuryDialog
+
+        if self.job is not None:
+            self.context.say("a judge job is already running", 3000)
+            return
+        session = self.context.session
+        self.dialog = JuryDialog(
+            self.context.window, session.profile_choices(), session.profile.name
+        )
+        self.dialog.accepted.connect(lambda: self._jury_chosen(self.dialog))
+        self.dialog.finished.connect(lambda _result: self.pairs.keys_back())
+        self.dialog.open()
+
+    def _jury_chosen(self, dialog: JuryDialog | None) -> None:
+        if dialog is not None:
+            self.judge_jury(dialog.choice())
+
+    def judge_jury(self, choice: JuryChoice) -> None:
+        """Judge every pair not yet judged with each profile of ``choice`` (and its samples);
+        the jury they make is shown, its verdicts arriving with its jurors' answers."""
+        from desktop.adapters.profiles_file import get_profile
+        from desktop.domain.errors import TiebreakError
+        from desktop.services.judging import JobOptions
+        from desktop.services.judging.panel import PanelRequest, panel_work, sample_jury
+
+        if not choice.profiles:
+            self.context.say("check a profile to ask", 4000)
+            return
+        try:
+            profiles = tuple(get_profile(name) for name in choice.profiles)
+        except TiebreakError as exc:
+            self.context.error(str(exc))
+            return
+        request = PanelRequest(
+            profiles, choice.samples, choice.temperature, choice.jury, choice.combine
+        )
+        session = self.context.session
+        lost = session.file_lost()
+        if lost is not None:
+            self.context.error(lost)
+            return
+        options = JobOptions(swap=self.swap.isChecked())
+        shown = choice.jury or (
+            sample_jury(profiles[0].model, choice.samples)
+            if choice.samples > 1
+            else profiles[0].model
+        )
+        self.choices.show_judge(shown)
+        jurors = [profile.model for profile in profiles]
+        self._start(
+            panel_work(session.path, session.rubric_name, request, options), [*jurors, shown]
+        )
+
+    def _start(
+        self, work: Callable[[Callable[[Any], None], threading.Event], Any], judges: Iterable[str]
+    ) -> None:
         self._state = None
         self._changed = set()
-        self._counts_at = time.monotonic()
+        self._judges = tuple(judges)
         self.progress.setRange(0, 0)
         self.progress.show()
         self.cancel_button.show()
@@ -108,7 +163,18 @@ class JudgeActions(QObject):
             self.job.cancel.set()
 
     def _swap_toggled(self, swap: bool) -> None:
-        self.context.say(f"judge both orders: {'on' if swap else 'off'}", 2000)
+        """Ctrl+W is a switch for the jobs to come, not a job: said so."""
+        profile = self.context.session.profile
+        if swap:
+            line = (
+                "both orders: on — the next Ctrl+J and Ctrl+Shift+J ask the judge with A and B"
+                " swapped too (position-bias check)"
+            )
+        else:
+            line = "both orders: off — the next Ctrl+J and Ctrl+Shift+J ask in one order"
+            if profile.swap:
+                line += f" (but {profile.name} is asked in both: its test found flips)"
+        self.context.say(line, 6000)
 
     def _progressed(self, state: JobProgress) -> None:
         """Results arrive hundreds a second: note them, and repaint at most ten times a
@@ -119,32 +185,26 @@ class JudgeActions(QObject):
         if not self._flush_timer.isActive():
             self._flush_timer.start()
 
-    def _flush(self) -> None:
+    def _flush(self, *, ended: bool = False) -> None:
+        """The answers that came since the last flush, published as one change (the last
+        one once the job has ended)."""
         state, changed = self._state, self._changed
         self._changed = set()
-        if state is None:
-            return
-        self.progress.setRange(0, max(state.total, 1))
-        self.progress.setValue(state.done)
-        session = self.context.session
-        current = session.current.id if session.current else None
-        if current in changed:
-            self.display.show_verdicts()
-        others = self.pairs.loaded({p for p in changed if p != current})
-        for row in session.list_rows_for(others):  # rows not loaded cost nothing
-            self.pairs.update_row(row)
-        if time.monotonic() - self._counts_at > 1.0:
-            self._counts_at = time.monotonic()
-            self.counts.refresh()
+        if state is not None:
+            self.progress.setRange(0, max(state.total, 1))
+            self.progress.setValue(state.done)
+        if state is not None or ended:
+            self.context.publish(
+                Change.verdicts_of(changed, judges=self._judges, more_coming=not ended)
+            )
 
     def _ended(self) -> None:
         self.job = None
         self._flush_timer.stop()
-        self._flush()
+        self._flush(ended=True)
         self.progress.hide()
         self.cancel_button.hide()
         self.choices.refresh_judges()
-        self.finished.emit()
 
     def _done(self, summary: JobSummary) -> None:
         self._ended()

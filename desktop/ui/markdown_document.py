@@ -12,11 +12,17 @@ which in a list item makes a new bullet and in a paragraph adds paragraph spacin
 text is read twice, with and without that switch: the blocks the switch splits show where
 the soft breaks are, and those spaces become line separators in the document without it,
 inside the same paragraph or list item. Code, tables and headings are left as they were.
+
+Laid out in time: a run of characters with no break opportunity gets zero-width breaks
+(desktop/ui/shown_text.py says why); markdown that would take long to read and lay out is
+not read here at all (desktop/ui/layout_cost.py, ``markdown_size``).
 """
 
 from __future__ import annotations
 
 from PySide6.QtGui import QFont, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
+
+from desktop.ui.shown_text import BREAK, RUN, break_points, has_long_run, utf16_positions
 
 _GITHUB_NO_HTML = QTextDocument.MarkdownFeature(
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value
@@ -40,9 +46,10 @@ _IMAGE_PROPERTIES = tuple(
 )
 
 
-def fill_markdown(document: QTextDocument, text: str, font: QFont) -> None:
+def fill_markdown(document: QTextDocument, text: str, font: QFont) -> list[int]:
     """Read ``text`` into ``document`` (which must not be shown yet): GitHub markdown, HTML
-    as text, single line breaks kept, images as their alt text."""
+    as text, single line breaks kept, images as their alt text, breaks in long runs.
+    Returns where those breaks are (they are not in the text)."""
     document.setUndoRedoEnabled(False)  # shown read-only: nothing to undo
     document.setDefaultFont(font)
     document.setMarkdown(text, _GITHUB_NO_HTML)
@@ -53,7 +60,25 @@ def fill_markdown(document: QTextDocument, text: str, font: QFont) -> None:
         split.setMarkdown(text, _HARD_SOFT_BREAKS)
         _separate_lines(cursor, _soft_breaks(document, split))
     images_as_text(document, cursor)
+    breaks = _break_long_runs(document, cursor) if has_long_run(text) else []
     cursor.endEditBlock()
+    return breaks
+
+
+def _break_long_runs(document: QTextDocument, cursor: QTextCursor) -> list[int]:
+    found: list[int] = []
+    block = document.begin()
+    while block.isValid():
+        if block.length() > RUN:
+            text = block.text()
+            if points := break_points(text):
+                found.extend(block.position() + p for p in utf16_positions(text, points))
+        block = block.next()
+    placed = [position + i for i, position in enumerate(found)]  # each moves the rest on
+    for position in placed:
+        cursor.setPosition(position)
+        cursor.insertText(BREAK)  # in the format of the character before it
+    return placed
 
 
 def _blocks(document: QTextDocument) -> list[str]:

@@ -1,14 +1,16 @@
-"""The left side of the window: the search box, the filter and the pair list, and moving
-through the list (J, K, U, F). Choosing a row asks for that pair to be shown."""
+"""The left side of the window: the search box, the filters and the pair list, and moving
+through the list (J, K, U, F, Ctrl+G). Choosing a row asks for that pair to be shown.
+
+No field or list here keeps the keys: Enter in the search box goes to its first match and
+Escape leaves it, and a filter's list, once closed, hands the keys back to the pair list."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QTableView,
@@ -16,15 +18,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.services.pair_list import FILTERS, ListRow
+from desktop.adapters.store.search_index import indexed
+from desktop.domain.errors import TiebreakError
+from desktop.services.changes import ANY_PAIR, Change
+from desktop.services.pair_list import FILTERS, ListRow, ordering
 from desktop.ui.context import WindowContext
 from desktop.ui.enter_field import EnterField
-from desktop.ui.pair_list import COLUMN_WIDTHS, PairListModel
+from desktop.ui.pair_list import COLUMN_WIDTHS, HEADERS, PairListModel
+from desktop.ui.picker_box import PickerBox
 from desktop.ui.shortcuts import Shortcuts
 
 
 class PairBrowser(QWidget):
     pairChosen = Signal(object)  # the id of the pair to show; None: the list is empty
+    searchChanged = Signal(str)  # the text the list is searched for now ("" for none)
 
     def __init__(self, context: WindowContext) -> None:
         super().__init__()
@@ -35,10 +42,30 @@ class PairBrowser(QWidget):
         self.search_timer = QTimer(self, singleShot=True, interval=200)
         self.search_timer.timeout.connect(self.new_query)
         self.search.textChanged.connect(lambda _: self.search_timer.start())
-        self.search.returnPressed.connect(self.new_query)  # Enter: now, not after the pause
-        self.filter = QComboBox()
+        self.search.returnPressed.connect(self._search_entered)
+        self.search.escaped.connect(self.focus)
+        self.goto = EnterField()  # Ctrl+G: a pair by its # or its id
+        self.goto.setPlaceholderText("go to pair: # or id, then Enter (Escape: back)")
+        self.goto.setToolTip("Go to pair (Ctrl+G): its # in the list, or its id")
+        self.goto.returnPressed.connect(self._go_entered)
+        self.goto.escaped.connect(self._go_left)
+        self.goto.hide()
+        self.filter = PickerBox()
         self.filter.addItems(FILTERS)
         self.filter.currentTextChanged.connect(lambda _: self.new_query())
+        self.category = PickerBox()
+        self.category.setToolTip("only pairs of this category")
+        self.generator = PickerBox()
+        self.generator.setToolTip("only pairs where this model wrote response A or B")
+        for box, everything in ((self.category, "all categories"), (self.generator, "all models")):
+            box.addItem(everything, None)
+            box.setSizeAdjustPolicy(
+                PickerBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            box.setMinimumContentsLength(8)
+            box.currentIndexChanged.connect(lambda _: self.new_query())
+        for box in (self.filter, self.category, self.generator):
+            box.closed.connect(self.keys_back)
         self.model = PairListModel(self._fetch_rows)
         self.table = QTableView()
         self.table.setModel(self.model)
@@ -53,6 +80,9 @@ class PairBrowser(QWidget):
         header.setDefaultSectionSize(60)
         header.setStretchLastSection(True)
         header.setHighlightSections(False)  # the titles stay plain whichever row is chosen
+        header.setSortIndicator(0, Qt.SortOrder.AscendingOrder)
+        header.sortIndicatorChanged.connect(self._sort_chosen)
+        self.table.setSortingEnabled(True)  # a click on a title sorts (the model, in SQL)
         for column, width in enumerate(COLUMN_WIDTHS):
             self.table.setColumnWidth(column, width)
         self.table.selectionModel().currentRowChanged.connect(
@@ -61,10 +91,16 @@ class PairBrowser(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.search, 1)
         top.addWidget(self.filter)
+        below = QHBoxLayout()
+        below.addWidget(self.category, 1)
+        below.addWidget(self.generator, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 0, 4)
         layout.addLayout(top)
+        layout.addWidget(self.goto)
+        layout.addLayout(below)
         layout.addWidget(self.table)
+        context.changed.connect(self._changed)
 
     def bind(self, shortcuts: Shortcuts) -> None:
         shortcuts.bind("next_pair", self.next_pair)
@@ -72,20 +108,84 @@ class PairBrowser(QWidget):
         shortcuts.bind("next_unreviewed", lambda: self._step_to(lambda r: not r.mine))
         shortcuts.bind("next_flagged", lambda: self._step_to(lambda r: r.flagged))
         shortcuts.bind("focus_search", self.focus_search)
+        shortcuts.bind("go_to_pair", self.ask_pair)
 
     # ---- the list ----------------------------------------------------------------------
-    def _fetch_rows(self, after: int, limit: int) -> list[ListRow]:
+    def _changed(self, change: Change) -> None:
+        """A project opened: its filters, and the pair the reviewer was on. Pairs added:
+        the filters (new categories, models) and the rows. Other verdicts shown: the rows.
+        Verdicts written: the rows loaded of the pairs they are on (the pair shown, and its
+        row, follow in PairDisplay)."""
+        session = self.context.session
+        if change.project:
+            self.setEnabled(True)
+            self.fill_filters()
+            self.reload(keep=session.saved_position())
+            self.focus()  # the keys act on pairs from the start, not on the search box
+        elif change.pairs_added:
+            self.fill_filters()
+            self.reload()
+        elif change.shown or (change.verdicts and change.pairs is ANY_PAIR):
+            self.reload()
+        elif change.verdicts and change.pairs:
+            current = session.current.id if session.current else None
+            others = self.loaded(p for p in change.pairs if p != current)
+            for row in session.list_rows_for(others):  # rows not loaded cost nothing
+                self.update_row(row)
+
+    def _fetch_rows(self, last: ListRow | None, limit: int) -> list[ListRow]:
+        model = self.model
+        order = ordering(model.sort_column, model.descending, last) if model.sorted else None
         return self.context.session.rows(
             search=self.search.text().strip(),
             filter_name=self.filter.currentText(),
-            after_id=after,
+            after_id=last.id if last is not None and order is None else 0,
             limit=limit,
+            category=self.category.currentData(),
+            generator=self.generator.currentData(),
+            order=order,
         )
 
     def new_query(self) -> None:
         """A changed search or filter starts at its first match, as a search does."""
         self.search_timer.stop()
+        text = self.search.text().strip()
+        if text and not indexed(text):
+            self.context.say(
+                "searching every pair: one or two characters are not in the search index", 4000
+            )
         self.reload(keep=0)
+        self.searchChanged.emit(text)
+
+    def fill_filters(self) -> None:
+        """The categories and generators of the project, the one chosen kept if it is
+        still there (after an import, say)."""
+        categories, generators = self.context.session.filter_values()
+        for box, values in ((self.category, categories), (self.generator, generators)):
+            chosen = box.currentData()
+            box.blockSignals(True)
+            while box.count() > 1:
+                box.removeItem(1)
+            for value in values:
+                box.addItem(value or "(no category)", value)
+            box.setCurrentIndex(max(0, box.findData(chosen)) if chosen is not None else 0)
+            box.blockSignals(False)
+
+    def _sort_chosen(self, column: int, order: Qt.SortOrder) -> None:
+        """The status column's title shows no sort: it is not one (see PairListModel)."""
+        if not self.model.sortable(column):
+            header = self.table.horizontalHeader()
+            header.blockSignals(True)
+            header.setSortIndicator(
+                list(HEADERS).index(self.model.sort_column),
+                Qt.SortOrder.DescendingOrder
+                if self.model.descending
+                else Qt.SortOrder.AscendingOrder,
+            )
+            header.blockSignals(False)
+            self.context.say(
+                "the status column is not sorted: choose a filter beside the search", 4000
+            )
 
     def reload(self, keep: int | None = None) -> None:
         """Read the list again and select the pair ``keep`` (default: the one shown), or
@@ -94,18 +194,33 @@ class PairBrowser(QWidget):
         keep = keep if keep is not None else (current.id if current else None)
         self.model.reset()
         # Rows come in id order: stop at the first id past the one to keep, so a pair the
-        # search or filter leaves out never makes the list load every page.
-        row = self.model.fetch_all_until(lambda r: r.id >= keep, 0) if keep else None
-        if row is not None and self.model.row_at(row).id != keep:
-            row = 0
+        # search or filter leaves out never makes the list load every page. Sorted by
+        # something else, the pair is kept if it is on the rows loaded.
+        if keep and self.model.sorted:
+            row = self.model.index_of(keep)
+        else:
+            row = self.model.fetch_all_until(lambda r: r.id >= keep, 0) if keep else None
+        if row is not None:
+            found = self.model.row_at(row)
+            if found is None or found.id != keep:
+                row = 0
         self._select(row if row is not None else 0)
 
     def show_in_all(self, pair_id: int) -> None:
         """Select ``pair_id`` in the whole list: no search, no filter."""
         self.search.clear()
         self.search_timer.stop()  # not a query the reviewer typed: nothing to run later
-        self.filter.setCurrentText("all")
+        for box in (self.filter, self.category, self.generator):
+            box.blockSignals(True)
+            box.setCurrentIndex(0)
+            box.blockSignals(False)
+        header = self.table.horizontalHeader()
+        header.blockSignals(True)  # the list's own order, where the pair can be found
+        header.setSortIndicator(0, Qt.SortOrder.AscendingOrder)
+        header.blockSignals(False)
+        self.model.sort_column, self.model.descending = HEADERS[0], False
         self.reload(keep=pair_id)
+        self.searchChanged.emit("")
 
     def update_row(self, row: ListRow) -> None:
         """Show ``row``'s new status, if it is loaded."""
@@ -119,9 +234,56 @@ class PairBrowser(QWidget):
         """The keys act on pairs (not on the search box) while the list has the focus."""
         self.table.setFocus()
 
+    def keys_back(self) -> None:
+        """A list (a filter's, the judge picker's) closed: once Qt has put the focus back
+        where it opened from, the keys go back to the pair list."""
+
+        def back() -> None:
+            self.window().activateWindow()  # the list was a window of its own while open
+            self.focus()
+
+        self.context.later(0, back)
+
     def focus_search(self) -> None:
         self.search.setFocus()
         self.search.selectAll()
+
+    def _search_entered(self) -> None:
+        """Enter: the search now (not after the pause), its first match shown, and the keys
+        back on the list."""
+        self.new_query()
+        self.focus()
+
+    # ---- go to a pair ------------------------------------------------------------------
+    def ask_pair(self) -> None:
+        """Ctrl+G: the field for a pair's # or id, above the filters."""
+        self.goto.show()
+        self.goto.setFocus()
+        self.goto.selectAll()
+
+    def _go_left(self) -> None:
+        self.goto.hide()
+        self.focus()
+
+    def _go_entered(self) -> None:
+        """The pair named, selected in the list as it is, or in the whole list where the
+        search or a filter leaves it out; a name that is no pair's is said in one line."""
+        ref = self.goto.text().strip()
+        if not ref:
+            self._go_left()
+            return
+        try:
+            pair_id = self.context.session.find_pair_id(ref)
+        except TiebreakError:
+            self.context.say(f"go to pair: no pair is #{ref.lstrip('#')} or has the id {ref!r}")
+            return
+        self._go_left()
+        row = self.model.index_of(pair_id)
+        if row is not None:
+            self._select(row)
+        else:
+            self.show_in_all(pair_id)
+            self.context.say(f"pair #{pair_id}: search and filters cleared to show it", 4000)
 
     # ---- moving ------------------------------------------------------------------------
     def next_pair(self) -> None:
@@ -131,6 +293,8 @@ class PairBrowser(QWidget):
         self._step(-1)
 
     def _step(self, step: int) -> None:
+        if not self.isEnabled():  # the project file is gone: the pair shown stays
+            return
         target = self.table.currentIndex().row() + step
         root = self.table.rootIndex()
         if step > 0 and target >= self.model.rowCount() and self.model.canFetchMore(root):
@@ -140,6 +304,8 @@ class PairBrowser(QWidget):
 
     def _step_to(self, wanted: Callable[[ListRow], bool]) -> None:
         """On to the next row that is ``wanted``, loading pages as needed."""
+        if not self.isEnabled():
+            return
         found = self.model.fetch_all_until(wanted, self.table.currentIndex().row() + 1)
         if found is None:
             self.context.say("no further pair of that kind", 3000)

@@ -1,14 +1,19 @@
 """The right side of the window: the pair on screen (PairView) above its verdicts
-(VerdictPanel), shown as the session has them."""
+(VerdictPanel), shown as the session has them; a conversation's turns moved through
+([ and ]) and unfolded (H) here."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QSplitter
+from PySide6.QtWidgets import QSplitter, QVBoxLayout
 
+from desktop.services.app_settings import save_settings
+from desktop.services.changes import Change
 from desktop.ui.context import WindowContext
 from desktop.ui.pair_browser import PairBrowser
 from desktop.ui.pair_view import PairView
+from desktop.ui.reasoning_panel import ReasoningPanel
+from desktop.ui.shortcuts import Shortcuts
 from desktop.ui.verdict_panel import VerdictPanel
 
 
@@ -17,13 +22,57 @@ class PairDisplay(QSplitter):
         super().__init__(Qt.Orientation.Vertical)
         self.context = context
         self.pairs = pairs
-        self.pair_view = PairView()
+        self.pair_view = PairView(runner=context.runner)
+        self.pair_view.diff.summaryChanged.connect(context.say)
         self.verdicts = VerdictPanel()
+        self.reasoning = ReasoningPanel()  # under the table, above the note line
+        panel = self.verdicts.layout()
+        assert isinstance(panel, QVBoxLayout)  # the panel's own, made in its __init__
+        panel.insertWidget(panel.count() - 1, self.reasoning)
         self.addWidget(self.pair_view)
         self.addWidget(self.verdicts)
         self.setStretchFactor(0, 5)
         self.setStretchFactor(1, 1)
         self.pair_view.set_linked(context.settings.link_scrolling)
+        self.pair_view.set_history_unfolded(context.settings.history_unfolded)
+        context.changed.connect(self._changed)
+
+    def bind(self, shortcuts: Shortcuts) -> None:
+        say = self.context.say
+        shortcuts.bind("next_turn", lambda: say(self.pair_view.move_turn(1)))
+        shortcuts.bind("previous_turn", lambda: say(self.pair_view.move_turn(-1)))
+        shortcuts.bind_toggle(
+            "toggle_history", self.unfold_history, checked=self.context.settings.history_unfolded
+        )
+
+    def unfold_history(self, unfolded: bool) -> None:
+        """H: a conversation's turns around the compared one unfolded, or folded to a line
+        each; remembered for the next pair and the next window."""
+        settings = self.context.settings
+        settings.history_unfolded = unfolded
+        save_settings(settings)
+        self.pair_view.set_history_unfolded(unfolded)
+        self.context.say(
+            "turns before and after the compared one unfolded (H folds them)"
+            if unfolded
+            else "turns before and after the compared one folded to a line each (H unfolds them)"
+        )
+
+    def _changed(self, change: Change) -> None:
+        """The shown pair's verdicts again where the change may touch them, or where the
+        profile Ctrl+J asks changed (the panel names it). A project just opened: the list
+        shows the pair it opens on."""
+        session = self.context.session
+        if change.project:
+            self._follow_dimensions()
+        elif change.profile or change.touches(session.current.id if session.current else None):
+            self.show_verdicts()
+
+    def _follow_dimensions(self) -> None:
+        """One row per dimension of the rubric shown (another rubric, another project)."""
+        dimensions = self.context.session.dimensions
+        if self.verdicts.dimensions != dimensions:
+            self.verdicts.set_dimensions(dimensions)
 
     def show_pair(self, pair_id: int | None) -> None:
         """Show the pair ``pair_id`` (None: none), the focus on its first dimension."""
@@ -37,12 +86,15 @@ class PairDisplay(QSplitter):
         """The shown pair's verdicts, note and judge as the project has them now; its row
         in the list follows."""
         session = self.context.session
+        self._follow_dimensions()
         views = session.verdict_views()
-        self.verdicts.show_views(views, blind=self.context.settings.blind)
-        self.verdicts.note.setText(next(iter(views.notes.values()), "") if views else "")
+        hidden = session.hidden_judge(views)
+        self.verdicts.show_views(views, hidden=hidden)
+        self.reasoning.show_details(views.judge if views else [], bool(hidden))
+        self.verdicts.show_note(next(iter(views.notes.values()), "") if views else "")
         self.verdicts.judge_info.setText(session.judge_summary(views))
         note = session.judge_note()
         self.verdicts.judge_note.setText(note)
         self.verdicts.judge_note.setVisible(bool(note))
-        if session.current:
+        if session.current is not None and session.current.id is not None:
             self.pairs.update_row(session.list_row(session.current.id))

@@ -6,13 +6,16 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
-from desktop.services.pair_list import ListRow
+from desktop.domain.shown_text import shown
+from desktop.services.pair_list import SORTS, ListRow
 
 HEADERS = ("#", "id", "category", "status")
 COLUMN_WIDTHS = (44, 80, 84)  # status, last, takes the rest: the list never scrolls sideways
 PAGE = 500
 FIRST_PAGE = 60  # a screenful: the first pair paints without waiting for the rest
 Index = QModelIndex | QPersistentModelIndex
+#: ``fetch(last, limit)``: the rows after ``last`` (None: from the start), in the list's order.
+Fetch = Callable[[ListRow | None, int], list[ListRow]]
 
 
 def status_text(row: ListRow) -> str:
@@ -35,16 +38,19 @@ def status_text(row: ListRow) -> str:
 
 
 class PairListModel(QAbstractTableModel):
-    """Rows come from ``fetch(after_id, limit)``; only pages the view reaches are loaded."""
+    """Rows come from ``fetch(last, limit)``; only pages the view reaches are loaded. A
+    click on a column's title sorts the whole list by it (in SQL, page by page: see
+    ``sort``); the status column is filtered (the filter list), not sorted."""
 
-    def __init__(self, fetch: Callable[[int, int], list[ListRow]]) -> None:
+    def __init__(self, fetch: Fetch) -> None:
         super().__init__()
         self._fetch = fetch
+        self.sort_column, self.descending = HEADERS[0], False
         self._rows: list[ListRow] = []
         self._positions: dict[int, int] = {}  # pair id -> row
         self._exhausted = False
 
-    def reset(self, fetch: Callable[[int, int], list[ListRow]] | None = None) -> None:
+    def reset(self, fetch: Fetch | None = None) -> None:
         self.beginResetModel()
         if fetch is not None:
             self._fetch = fetch
@@ -66,9 +72,8 @@ class PairListModel(QAbstractTableModel):
     def fetchMore(self, parent: Index) -> None:
         if parent.isValid() or self._exhausted:
             return
-        after = self._rows[-1].id if self._rows else 0
         size = PAGE if self._rows else FIRST_PAGE
-        page = self._fetch(after, size)
+        page = self._fetch(self._rows[-1] if self._rows else None, size)
         if len(page) < size:
             self._exhausted = True
         if page:
@@ -77,6 +82,23 @@ class PairListModel(QAbstractTableModel):
                 self._positions[row.id] = len(self._rows)
                 self._rows.append(row)
             self.endInsertRows()
+
+    @property
+    def sorted(self) -> bool:
+        """Sorted other than by # ascending (the list's own order)."""
+        return self.sort_column != HEADERS[0] or self.descending
+
+    def sortable(self, column: int) -> bool:
+        return HEADERS[column] in SORTS
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort the whole list (what the project holds, not the rows loaded so far)."""
+        if not self.sortable(column):
+            return
+        descending = order == Qt.SortOrder.DescendingOrder
+        if (HEADERS[column], descending) != (self.sort_column, self.descending):
+            self.sort_column, self.descending = HEADERS[column], descending
+            self.reset()
 
     def fetch_all_until(self, predicate: Callable[[ListRow], bool], start: int) -> int | None:
         """The first row index at or after ``start`` matching, loading pages as needed."""
@@ -106,10 +128,11 @@ class PairListModel(QAbstractTableModel):
         if not index.isValid():
             return None
         row = self._rows[index.row()]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return (row.id, row.external_id or "", row.category or "", status_text(row))[
-                index.column()
-            ]
+        if role == Qt.ItemDataRole.DisplayRole:  # an id and a category are the data's
+            if index.column() == 0:
+                return row.id
+            texts = (row.external_id or "", row.category or "", status_text(row))
+            return shown(texts[index.column() - 1])
         if role == Qt.ItemDataRole.ToolTipRole and index.column() == 3:
             return status_text.__doc__
         return None

@@ -1,22 +1,41 @@
 """The pair: instruction on top, Response A and B side by side at equal width, and the
-human reference and source text below when the pair has them."""
+human reference and source text below when the pair has them.
+
+A conversation pair is shown as two transcripts, turn by turn: its compared turn is the
+instruction and the two responses (titled with the turn, and framed as the one compared),
+the turns before it above them and any the data kept after it below them
+(desktop/ui/transcript_view.py), each folded to a line until unfolded (H, or moving onto
+it with [ and ]). Folded by default: the reviewer judges the compared turn, which is then
+in view at once with its request, and opens the history when the answers point to it (as
+MT-bench's second turn does); folded turns cost a line each, so a pair of twenty turns
+shows as quickly as one. A single-turn pair looks as it always has.
+"""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QGroupBox,
-    QHBoxLayout,
-    QScrollBar,
-    QSplitter,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QGroupBox, QScrollBar, QSplitter, QVBoxLayout, QWidget
 
+from desktop.domain.conversations import ConversationError
 from desktop.domain.pairs import Pair
+from desktop.domain.transcript import Transcript, transcript
+from desktop.ui.diff_marks import DiffMarks
+from desktop.ui.notice_bar import NoticeBar
 from desktop.ui.plain_text import PlainLabel
 from desktop.ui.response_view import ResponseView
+from desktop.ui.search_marks import SearchMarks
+from desktop.ui.transcript_view import TranscriptView, TurnBox
+from desktop.ui.workers import TaskRunner
+
+_COMPARED = (  # the compared turn's panes, framed in the highlight colour
+    "QGroupBox#compared { border: 2px solid palette(highlight); border-radius: 4px;"
+    " margin-top: 1.3em; padding-top: 2px; }"
+    " QGroupBox#compared::title { subcontrol-origin: margin; left: 8px; padding: 0 4px;"
+    " color: palette(highlight); font-weight: bold; }"
+)
+FOLDED_LINES = 4  # folded turns shown at most before the list scrolls
+UNFOLDED_SHARE = 0.45  # of the pair's height, for the history unfolded
 
 
 def _words(text: str) -> str:
@@ -28,38 +47,39 @@ class _Pane(QGroupBox):
         super().__init__(title)
         self.title_text = title
         self.view = ResponseView()
-        self.parts = QWidget()  # only for a response too long to show at once
-        self.part_label = PlainLabel()
-        earlier, later = QToolButton(), QToolButton()
-        earlier.setText("◀ earlier")
-        later.setText("later ▶")
-        earlier.clicked.connect(self.view.previous_part)
-        later.clicked.connect(self.view.next_part)
-        bar = QHBoxLayout(self.parts)
-        bar.setContentsMargins(0, 0, 0, 0)
-        bar.addWidget(self.part_label, 1)
-        bar.addWidget(earlier)
-        bar.addWidget(later)
-        self.view.partChanged.connect(self._part_changed)
-        self.parts.hide()
+        self.generator = PlainLabel()  # the model that wrote a response, where one is named
+        self.generator.setObjectName("generator")
+        self.generator.setStyleSheet("#generator { color: palette(link); }")
+        self.generator.hide()
+        self.notice = NoticeBar(self.view)  # for a text too long to show at once
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.parts)
+        layout.addWidget(self.generator)
+        layout.addWidget(self.notice)
         layout.addWidget(self.view)
 
-    def _part_changed(self, text: str) -> None:
-        self.part_label.setText(f"long response: showing {text}")
-        self.parts.setVisible(bool(text))
-
-    def show_text(self, text: str | None, *, count: bool = False) -> None:
-        self.setVisible(text is not None)
-        if text is not None:
+    def show_text(self, text: str | None, *, count: bool = False, title: str | None = None) -> None:
+        if text is not None:  # before the pane shows: a text it held hidden is not laid out
             self.view.set_text(text)
-            self.setTitle(f"{self.title_text}    {_words(text)}" if count else self.title_text)
+            title = title or self.title_text
+            self.setTitle(f"{title}    {_words(text)}" if count else title)
+        self.setVisible(text is not None)
+
+    def mark_compared(self, compared: bool) -> None:
+        """Framed as the compared turn's (a conversation pair), or as it always was."""
+        if (self.objectName() == "compared") != compared:
+            self.setObjectName("compared" if compared else "")
+            self.setStyleSheet(_COMPARED if compared else "")
+
+    def show_generator(self, name: str | None, hidden: str | None) -> None:
+        """The model that wrote the response, or why it is not shown (``hidden``)."""
+        self.generator.setVisible(bool(name))
+        if name:
+            self.generator.setText(f"model: hidden ({hidden})" if hidden else f"model: {name}")
 
 
 class PairView(QWidget):
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, runner: TaskRunner | None = None) -> None:
         super().__init__(parent)
         self.instruction = _Pane("Instruction")
         self.response_a = _Pane("Response A")
@@ -68,26 +88,40 @@ class PairView(QWidget):
         self.source = _Pane("Source text")
         self.empty = PlainLabel("No pair selected. Import pairs with File ▸ Import (Ctrl+I).")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.marks = SearchMarks(pane.view for pane in self.panes())  # the list's search
+        # A conversation's history, and the turns after the compared one:
+        self.before = TranscriptView(runner, self.marks.add, self._arrange)
+        self.after = TranscriptView(runner, self.marks.add, self._arrange)
         sides = QSplitter()  # horizontal
         sides.addWidget(self.response_a)
         sides.addWidget(self.response_b)
         sides.setChildrenCollapsible(False)
-        extra = QSplitter()
+        self.extra = extra = QSplitter()  # the reference and the source, where there are any
         extra.addWidget(self.reference)
         extra.addWidget(self.source)
         self.vertical = QSplitter(Qt.Orientation.Vertical)
-        self.vertical.addWidget(self.instruction)
-        self.vertical.addWidget(sides)
-        self.vertical.addWidget(extra)
-        self.vertical.setStretchFactor(0, 1)
-        self.vertical.setStretchFactor(1, 4)
-        self.vertical.setStretchFactor(2, 1)
+        for part, stretch in (
+            (self.before, 0),
+            (self.instruction, 1),
+            (sides, 4),
+            (self.after, 0),
+            (extra, 1),
+        ):
+            self.vertical.addWidget(part)
+            self.vertical.setStretchFactor(self.vertical.count() - 1, stretch)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.empty)
         layout.addWidget(self.vertical)
         self._linked = False
         self._pair: Pair | None = None
+        self._generators_hidden: str | None = None  # why the generators are not shown
+        self.diff = DiffMarks(self.response_a.view, self.response_b.view, runner)
+        self.transcript: Transcript | None = None  # a conversation pair's turns
+        self.history_unfolded = False  # H: the turns other than the compared one unfolded
+        self._stops: list[TurnBox | None] = []  # the turns in order; None: the compared one
+        self._at = 0  # the turn the reviewer moved to ([ and ])
+        self._single_sizes: list[int] | None = None  # the splitter as single-turn pairs had it
         a_bar = self.response_a.view.verticalScrollBar()
         b_bar = self.response_b.view.verticalScrollBar()
         a_bar.valueChanged.connect(lambda v: self._follow(b_bar, a_bar, v))
@@ -104,9 +138,33 @@ class PairView(QWidget):
     def set_raw(self, raw: bool) -> None:
         for pane in self.panes():
             pane.view.set_raw(raw)
+        for part in (self.before, self.after):
+            part.set_raw(raw)
+        self.diff.refresh()
+
+    def set_diff(self, on: bool) -> None:
+        """D: the words that differ between A and B marked, or not (in every turn)."""
+        self.diff.set_enabled(on)
+        for part in (self.before, self.after):
+            part.set_diff(on)
+
+    def hide_generators(self, why: str | None) -> None:
+        """The generators of A and B hidden (``why``: the mode that hides them), or shown."""
+        self._generators_hidden = why
+        self._show_generators()
+
+    def _show_generators(self) -> None:
+        pair, why = self._pair, self._generators_hidden
+        self.response_a.show_generator(pair.model_a if pair else None, why)
+        self.response_b.show_generator(pair.model_b if pair else None, why)
 
     def panes(self) -> tuple[_Pane, ...]:
         return (self.instruction, self.response_a, self.response_b, self.reference, self.source)
+
+    def views(self) -> list[ResponseView]:
+        """Every text view showing the pair now, the transcript's included."""
+        shown = [pane.view for pane in self.panes()]
+        return shown + self.before.views() + self.after.views()
 
     @property
     def pair(self) -> Pair | None:
@@ -118,10 +176,108 @@ class PairView(QWidget):
         self.vertical.setVisible(pair is not None)
         if pair is None:
             return
-        self.instruction.show_text(pair.instruction)
-        self.response_a.show_text(pair.response_a, count=True)
-        self.response_b.show_text(pair.response_b, count=True)
+        found = self.transcript = _transcript(pair)
+        titles: tuple[str | None, ...] = (None, None, None)
+        if found is not None:
+            turn = f"Turn {found.turn}"
+            titles = (
+                f"{turn} of {found.turns}, compared: the request",
+                f"{turn}: Response A",
+                f"{turn}: Response B",
+            )
+        for pane in self.panes()[:3]:
+            pane.mark_compared(found is not None)
+        self.instruction.show_text(pair.instruction, title=titles[0])
+        self.response_a.show_text(pair.response_a, count=True, title=titles[1])
+        self.response_b.show_text(pair.response_b, count=True, title=titles[2])
         self.reference.show_text(pair.reference)
         self.source.show_text(pair.source)
-        extra = self.vertical.widget(2)
-        extra.setVisible(pair.reference is not None or pair.source is not None)
+        self.extra.setVisible(pair.reference is not None or pair.source is not None)
+        self.before.show_turns(found.before if found else (), self.history_unfolded)
+        self.after.show_turns(found.after if found else (), self.history_unfolded)
+        self._stops = [*self.before.boxes, None, *self.after.boxes]
+        self._at = len(self.before.boxes)
+        self._arrange()
+        if self.history_unfolded:
+            self.before.to_end()  # the turn just before the compared one in view
+        self._show_generators()
+        self.diff.refresh()
+
+    # ---- a conversation's turns ---------------------------------------------------------
+    def set_history_unfolded(self, unfolded: bool) -> None:
+        """H: every turn but the compared one unfolded, or folded to a line."""
+        self.history_unfolded = unfolded
+        for part in (self.before, self.after):
+            part.set_unfolded(unfolded)
+        self._arrange()
+        if unfolded:
+            self.before.to_end()
+
+    def move_turn(self, step: int) -> str:
+        """Move to the next (``step`` 1) or previous (-1) turn, unfolding it and bringing it
+        into view; what the status bar says."""
+        if self.transcript is None:
+            return "this pair is a single turn: no other turns to move to"
+        self._at = max(0, min(len(self._stops) - 1, self._at + step))
+        stop = self._stops[self._at]
+        for box in self._stops:
+            if box is not None:
+                box.set_current(box is stop)
+        total = self.transcript.turns
+        if stop is None:
+            self.before.to_end()
+            return f"turn {self.transcript.turn} of {total}: the compared turn"
+        stop.set_unfolded(True)
+        part = self.before if stop in self.before.boxes else self.after
+        self._arrange()
+        part.bring(stop)
+        where = "before" if part is self.before else "after"
+        return f"turn {stop.turn.number} of {total}: {where} the compared turn ([ and ] move)"
+
+    def current_turn(self) -> int | None:
+        """The turn moved to last (None: the compared one, or a single-turn pair)."""
+        stop = self._stops[self._at] if self._stops else None
+        return stop.turn.number if stop is not None else None
+
+    def _arrange(self) -> None:
+        """Room for the turns around the compared one: a line each while folded, a good
+        share of the height once any is unfolded; a single-turn pair's splitter as it was."""
+        sizes = self.vertical.sizes()
+        total = sum(sizes)
+        if total <= 0:
+            return  # not laid out yet: arranged when shown
+        if self.transcript is None:
+            if self._single_sizes is not None:
+                self.vertical.setSizes(self._single_sizes)
+                self._single_sizes = None
+            return
+        if self._single_sizes is None:
+            self._single_sizes = sizes
+        heights = [self._room(part, total) for part in (self.before, self.after)]
+        rest = max(0, total - sum(heights))
+        extra = 1 if self.extra.isVisibleTo(self) else 0
+        shares = [1, 4, extra]
+        parts = [rest * share // sum(shares) for share in shares]
+        self.vertical.setSizes([heights[0], parts[0], parts[1], heights[1], parts[2]])
+
+    def _room(self, part: TranscriptView, total: int) -> int:
+        if not part.boxes:
+            return 0
+        if part.any_unfolded():
+            return min(int(total * UNFOLDED_SHARE), part.wanted_height() + 8)
+        line = part.boxes[0].sizeHint().height()
+        return line * min(FOLDED_LINES, len(part.boxes)) + 4
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._arrange()
+
+
+def _transcript(pair: Pair) -> Transcript | None:
+    if not pair.is_conversation:
+        return None
+    a, b = pair.conversations()
+    try:
+        return transcript(a, b, pair.compared_turn)
+    except ConversationError:  # (an import checks this: a file edited since, say)
+        return None

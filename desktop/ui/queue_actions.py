@@ -1,15 +1,24 @@
 """Q: the next pair in the review queue, the pairs most worth a human look first (the order
-of `tiebreak queue`). The queue is computed off the GUI thread on the first Q after the
-verdicts change, and walked from there."""
+of `tiebreak queue`), or while a sample is drawn and has pairs left to review, the sample's
+pairs in the order drawn (`tiebreak queue --sample`). The queue is computed off the GUI
+thread on the first Q after the verdicts change, and walked from there. Ctrl+Shift+S draws
+a sample (the dialog: how many, drawn how)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject
 
+from desktop.services.changes import Change
 from desktop.ui.context import WindowContext
 from desktop.ui.pair_browser import PairBrowser
 from desktop.ui.shortcuts import Shortcuts
 from desktop.ui.workers import Task
+
+if TYPE_CHECKING:
+    from desktop.services.review_samples import DrawnSample
+    from desktop.ui.sample_dialog import SampleDialog
 
 
 class QueueActions(QObject):
@@ -19,13 +28,49 @@ class QueueActions(QObject):
         self.pairs = pairs
         self._queue: list[int] | None = None  # pair ids still to visit; None: not computed
         self._task: Task | None = None
+        self.dialog: SampleDialog | None = None
+        context.changed.connect(self._changed)
 
     def bind(self, shortcuts: Shortcuts) -> None:
         shortcuts.bind("next_in_queue", self.next_in_queue)
+        shortcuts.bind("draw_sample", self.choose_sample)
 
-    def forget(self) -> None:
-        """The verdicts changed: the next Q computes the queue again."""
-        self._queue = None
+    def choose_sample(self) -> None:
+        """Ctrl+Shift+S: the dialog; OK draws the sample off the GUI thread."""
+        from desktop.ui.sample_dialog import SampleDialog
+
+        self.dialog = SampleDialog(self.context.window, self.context.session.judge_model)
+        self.dialog.accepted.connect(self._sample_chosen)
+        self.dialog.finished.connect(lambda _result: self.pairs.keys_back())
+        self.dialog.open()
+
+    def _sample_chosen(self) -> None:
+        if self.dialog is not None:
+            self.draw_sample(*self.dialog.values())
+
+    def draw_sample(self, size: int, method: str, seed: int) -> None:
+        from desktop.services.review_samples import sample_work
+
+        session = self.context.session
+        work = sample_work(
+            session.path, session.rubric_name, session.judge_model, size, method, seed
+        )
+        self.context.say("drawing a sample…")
+        self.context.runner.start(work, on_done=self._drawn, on_error=self._failed)
+
+    def _drawn(self, drawn: DrawnSample) -> None:
+        self.context.publish(Change(sample=True))  # the next Q walks it; the figures weigh it
+        self.context.say(
+            f"sample #{drawn.sample_id}: {drawn.size:,} of {drawn.frame:,} judged pairs"
+            f" ({drawn.method}); Q walks them in the order drawn",
+            8000,
+        )
+
+    def _changed(self, change: Change) -> None:
+        """Verdicts written (a job's, once it ends), or other verdicts shown: the next Q
+        computes the queue again."""
+        if change.shown or change.sample or (change.verdicts and not change.more_coming):
+            self._queue = None
 
     def next_in_queue(self) -> None:
         if self._queue is None:

@@ -1,10 +1,14 @@
 """Settings: the reviewer's name, font size, and model profiles with Test connection and
 a key field that saves to the OS keyring (never to a file). A profile is a server (base URL
-and model) or a GGUF file the app serves itself ("Choose file…")."""
+and model) or a GGUF file the app serves itself ("Choose file…"). A password typed in a base
+URL goes to the keyring too; the field then shows the URL without it."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt, QThreadPool
 from PySide6.QtWidgets import (
@@ -21,8 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.adapters.keys import key_source, set_key, set_session_key
-from desktop.adapters.profiles_file import load_profiles, save_profile
+from desktop.adapters.keys import key_source, set_key, set_session_key, store_profile
+from desktop.adapters.profiles_file import load_profiles
+from desktop.domain.base_urls import split_password
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile, gguf_profile
 from desktop.services.app_settings import save_settings
@@ -74,7 +79,7 @@ class SettingsDialog(QDialog):
         self.key_state = PlainLabel()
         self.test_button = QPushButton("Test connection")
         self.test_button.clicked.connect(self._test)
-        self.test_result = PlainLabel()
+        self.test_result = PlainLabel(lines=True)  # a line per finding
         self.test_result.setWordWrap(True)
         self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._task: Task | None = None
@@ -106,7 +111,9 @@ class SettingsDialog(QDialog):
         profile = self.profiles.get(name)
         local = bool(profile and profile.local)
         self.name.setText(profile.name if profile else "")
-        self.base_url.setText((profile.base_url or "") if profile else "https://api.openai.com/v1")
+        self.base_url.setText(
+            split_password(profile.base_url or "")[0] if profile else "https://api.openai.com/v1"
+        )
         self.model.setText(profile.model if profile else "")
         self.api_mode.setCurrentText(profile.api_mode if profile else "chat")
         self.concurrency.setValue(profile.concurrency if profile else 8)
@@ -162,10 +169,13 @@ class SettingsDialog(QDialog):
                 logprobs=self.logprobs.isChecked(),
             )
         base = self.profiles.get(name) or ModelProfile(name=name, model=self.model.text().strip())
+        url = self.base_url.text().strip() or None
+        if url and base.base_url and split_password(base.base_url)[0] == url:
+            url = base.base_url  # as shown, without its password: the profile keeps it
         return base.with_changes(
             gguf=None,
             model=self.model.text().strip(),
-            base_url=self.base_url.text().strip() or None,
+            base_url=url,
             api_mode=self.api_mode.currentText(),
             concurrency=self.concurrency.value(),
             logprobs=self.logprobs.isChecked(),
@@ -195,7 +205,7 @@ class SettingsDialog(QDialog):
         self.test_button.setEnabled(False)
         self.test_result.setText("testing…")
 
-        def work(progress, cancel):  # type: ignore[no-untyped-def]
+        def work(progress: Callable[[Any], None], cancel: threading.Event) -> str:
             report = test_and_remember(
                 profile, progress=lambda *state: progress(state), cancel=cancel
             )
@@ -226,12 +236,15 @@ class SettingsDialog(QDialog):
         label.setMinimumHeight(label.heightForWidth(label.width()))
         self.adjustSize()
         self.profiles = load_profiles()  # with what the test found out
+        saved = self.profiles.get(self.name.text().strip())
+        if saved and saved.base_url and split_password(self.base_url.text())[1] is not None:
+            self.base_url.setText(saved.base_url)  # its password is in the keyring now
 
     def _save(self) -> None:
         try:
             profile = self._profile_from_form()
             self._store_key(profile)
-            save_profile(profile)
+            store_profile(profile)
             self.session.choose_profile(profile.name)
         except TiebreakError as exc:
             dialogs.warn(self, str(exc))

@@ -29,7 +29,13 @@ _TABLE = (
     ("previous_pair", "K Ctrl+Up", "View", "Previous pair"),
     ("next_unreviewed", "U", "View", "Next pair without your verdict"),
     ("next_flagged", "F", "View", "Next flagged pair (parse failure, error, flip, disagreement)"),
-    ("next_in_queue", "Q", "View", "Next pair in the review queue (most worth a look)"),
+    (
+        "next_in_queue",
+        "Q",
+        "View",
+        "Next pair in the review queue (most worth a look; a drawn sample's pairs first)",
+    ),
+    ("draw_sample", "Ctrl+Shift+S", "View", "Draw a sample of pairs to review (Q walks it)"),
     ("dimension_down", "Down", "Edit", "Next dimension"),
     ("dimension_up", "Up", "Edit", "Previous dimension"),
     ("verdict_a", "A 1", "Edit", "Your verdict on the focused dimension: A"),
@@ -42,14 +48,38 @@ _TABLE = (
     ("note", "N", "Edit", "Write a note on this pair"),
     ("judge_pair", "Ctrl+J", "Judge", "Judge this pair"),
     ("judge_all", "Ctrl+Shift+J", "Judge", "Judge all pairs not yet judged"),
+    (
+        "judge_jury",
+        "Ctrl+Alt+J",
+        "Judge",
+        "Judge all pairs with a jury (several profiles, samples)",
+    ),
     ("cancel_job", "Ctrl+.", "Judge", "Cancel the running job"),
-    ("toggle_swap", "Ctrl+W", "Judge", "Judge both orders (position-bias check)"),
+    (
+        "toggle_swap",
+        "Ctrl+W",
+        "Judge",
+        "Both orders on or off for the next Ctrl+J and Ctrl+Shift+J (position-bias check)",
+    ),
+    ("scroll_down", "Space", "View", "Scroll the responses down a page"),
+    ("scroll_up", "Shift+Space", "View", "Scroll the responses up a page"),
+    ("next_turn", "]", "View", "Next turn of a conversation (unfolds it)"),
+    ("previous_turn", "[", "View", "Previous turn of a conversation (unfolds it)"),
+    ("toggle_history", "H", "View", "Unfold a conversation's other turns (history and after)"),
     ("toggle_raw", "R", "View", "Show raw text instead of markdown"),
     ("toggle_link", "L", "View", "Scroll A and B together"),
+    ("toggle_diff", "D", "View", "Mark the words that differ between A and B"),
+    ("toggle_generators", "M", "View", "Hide the models that wrote A and B (always in blind mode)"),
+    ("toggle_reasoning", "E", "View", "Show the judge's reasoning under its verdicts"),
     ("toggle_blind", "Ctrl+B", "View", "Blind mode: hide the judge until you decide"),
+    ("toggle_guidance", "C", "View", "The rubric's guidance: what each dimension asks"),
     ("toggle_stats", "S", "View", "Agreement figures (judge vs reviewers)"),
     ("focus_judge", "G", "View", "Choose whose verdicts are shown (the judge picker)"),
-    ("focus_search", "Ctrl+F /", "View", "Search the pairs"),
+    ("focus_search", "Ctrl+F /", "View", "Search the pairs (Enter: the first match; Escape: back)"),
+    ("go_to_pair", "Ctrl+G", "View", "Go to a pair by its # or its id"),
+    ("font_larger", "Ctrl++ Ctrl+=", "View", "Larger text"),
+    ("font_smaller", "Ctrl+-", "View", "Smaller text"),
+    ("font_reset", "Ctrl+0", "View", "Text at the system's size"),
     ("new_project", "Ctrl+N", "File", "New project"),
     ("open_project", "Ctrl+O", "File", "Open project"),
     ("import_file", "Ctrl+I", "File", "Import pairs"),
@@ -60,13 +90,42 @@ _TABLE = (
 )
 SHORTCUTS = tuple(Shortcut(*row) for row in _TABLE)
 
+# Under the table in F1 (README says the same under its copy of the table).
+HELP_NOTES = (
+    "A, B and T move to the next dimension; Down on the last one wraps to the first (and Up"
+    " on the first to the last). In blind mode, Enter takes only the judge's verdicts on"
+    " screen. Ctrl+W is a switch, not a job: while it is on, Ctrl+J and Ctrl+Shift+J ask"
+    " the judge in both orders. PageDown and PageUp scroll a response you clicked in;"
+    " Space and Shift+Space scroll the responses from anywhere but a text field. Enter or"
+    " Escape in the search box gives the keys back to the list, and so does choosing from"
+    " a list beside it."
+)
+
+
+def key_names(shortcut: Shortcut) -> list[str]:
+    """Its keys as a person reads them: Qt's "Return" is the Enter key of the main block,
+    "Enter" the keypad's, and a reader knows both as Enter."""
+    names = ["Enter" if key == "Return" else key for key in shortcut.keys.split()]
+    return list(dict.fromkeys(names))
+
+
+def markdown_table() -> str:
+    """README's key table, made from this one (tests/test_readme_keys.py holds README to
+    it, and rewrites it when run as a script)."""
+    rows = ["| keys | action | menu |", "| --- | --- | --- |"]
+    for shortcut in SHORTCUTS:
+        keys = " or ".join(key_names(shortcut))
+        rows.append(f"| {keys} | {shortcut.description} | {shortcut.menu} |")
+    return "\n".join(rows) + "\n"
+
 
 def help_text() -> str:
     lines = ["<table>"]
     for shortcut in SHORTCUTS:
-        shown = " or ".join(f"<b>{k}</b>" for k in shortcut.keys.split())
+        shown = " or ".join(f"<b>{k}</b>" for k in key_names(shortcut))
         lines.append(f"<tr><td>{shown}&nbsp;&nbsp;</td><td>{shortcut.description}</td></tr>")
     lines.append("</table>")
+    lines.append(f"<p>{HELP_NOTES}</p>")
     return "\n".join(lines)
 
 
@@ -95,7 +154,7 @@ class Shortcuts:
     def all(self) -> list[QAction]:
         return list(self._actions.values())
 
-    def bind(self, name: str, handler: Callable[[], None]) -> QAction:
+    def bind(self, name: str, handler: Callable[[], object]) -> QAction:
         """Run ``handler`` when the action ``name`` is triggered."""
         action = self._claim(name)
         action.triggered.connect(lambda _checked=False: handler())

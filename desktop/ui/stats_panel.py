@@ -23,45 +23,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.domain.shown_text import shown
+from desktop.services.figure_formats import h2h_sentence, pct, win_sentence
+from desktop.services.figures import AGREEMENT, WINDOW_AGREEMENT, by_name
 from desktop.ui.plain_text import PlainLabel
 
 if TYPE_CHECKING:  # the figures' module loads when they are first computed
-    from desktop.domain.head_to_head import HeadToHead
-    from desktop.services.stats import DimensionStats, Section, Stats, WinRate
+    from desktop.services.stats import DimensionStats, Section, Stats
 
-COLUMNS = ("dimension", "pairs", "agree", "no ties", "κ", "swap ok")
-COLUMN_TIPS = (
-    "",
-    "pairs with both a judge and a human verdict",
-    "share of those pairs where the judge and the humans agree",
-    "agreement leaving out pairs where either side said tie (MT-bench's w/o tie)",
-    "Cohen's kappa, judge against humans",
-    "of pairs judged in both orders, the share with the same verdict",
-)
-BAR_COLUMN = 2
+FIGURES = by_name(AGREEMENT, WINDOW_AGREEMENT)
+COLUMNS = ("dimension", *(f.window_label or f.label for f in FIGURES))
+COLUMN_TIPS = ("", *(f.tip for f in FIGURES))
+BAR_COLUMN = 1 + WINDOW_AGREEMENT.index("agree")
 LABELS = ("A", "B", "tie")
-
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{value * 100:.1f}%"
-
-
-def _win(win: WinRate) -> str:
-    """B's win rate with its 95% interval; a tie counts half. The bootstrap is of A's
-    share, so B's interval is its complement."""
-    if win.rate is None:
-        return "–"
-    low, high = 1 - (win.high or 0), 1 - (win.low or 0)
-    return f"{_pct(1 - win.rate)} (95% CI {_pct(low)}–{_pct(high)}, n={win.n:,})"
-
-
-def _h2h(h: HeadToHead) -> str:
-    """AlpacaEval's win rate of B from the judge's preferences, its standard error and
-    the discrete win rate (each preference rounded to a verdict first)."""
-    if h.win_rate is None:
-        return "–"
-    se = "" if h.standard_error is None else f" ± {h.standard_error:.2f}"
-    return f"{h.win_rate:.2f}%{se} (discrete {h.discrete_win_rate:.2f}%, n={h.n_total:,})"
 
 
 def _sides(s: Section) -> tuple[str, str]:
@@ -100,14 +74,16 @@ class StatsPanel(QWidget):
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         for col, tip in enumerate(COLUMN_TIPS):
-            self.table.horizontalHeaderItem(col).setToolTip(tip)
+            header = self.table.horizontalHeaderItem(col)  # made by the labels above
+            if header is not None:
+                header.setToolTip(tip)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setItemDelegateForColumn(BAR_COLUMN, _BarDelegate(self.table))
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.currentCellChanged.connect(lambda row, *_: self._show_matrix(row))
-        self.matrix_title = PlainLabel()
+        self.matrix_title = PlainLabel(lines=True)  # its names are shown() where put in
         self.matrix_title.setWordWrap(True)
         self.matrix = QTableWidget(3, 3)
         self.matrix.setHorizontalHeaderLabels([f"human {v}" for v in LABELS])
@@ -139,12 +115,13 @@ class StatsPanel(QWidget):
 
     def show_stats(self, stats: Stats) -> None:
         self._stats = stats
-        chosen = self.section.currentText()
+        chosen = self.section.currentData()
         names = ["all pairs", *(c.name for c in stats.categories)]
         self.section.blockSignals(True)
         self.section.clear()
-        self.section.addItems(names)
-        self.section.setCurrentText(chosen if chosen in names else "all pairs")
+        for name in names:  # a category is the data's text
+            self.section.addItem(shown(name), name)
+        self.section.setCurrentIndex(max(0, self.section.findData(chosen)))
         self.section.blockSignals(False)
         self.section.setVisible(len(names) > 1)
         self._show_section()
@@ -153,26 +130,19 @@ class StatsPanel(QWidget):
         stats = self._stats
         if stats is None:
             return
-        name = self.section.currentText()
+        name = self.section.currentData()
         s = next((c for c in stats.categories if c.name == name), stats.overall)
         self._section = s
         self.heading.setText(
             f"{stats.rubric} · judge {stats.judge_model or 'none'} · {s.pairs:,} pairs,"
             f" {s.judged:,} judged, {s.reviewed:,} reviewed · parse failures"
-            f" {_pct(s.parse_failure_rate)}"
+            f" {pct(s.parse_failure_rate)}"
         )
         self._dims = list(s.dimensions)
         self.table.setRowCount(len(self._dims))
         for row, d in enumerate(self._dims):
             a = d.vs_human
-            cells = (
-                d.dimension,
-                f"{a.n:,}",
-                _pct(a.agreement),
-                _pct(a.agreement_no_ties),
-                "–" if a.kappa is None else f"{a.kappa:.2f}",
-                _pct(d.swap_consistency),
-            )
+            cells = (shown(d.dimension), *(f.window_cell(d) for f in FIGURES))
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if col == BAR_COLUMN and a.agreement is not None:
@@ -193,12 +163,13 @@ class StatsPanel(QWidget):
         confusion = d.vs_human.confusion
         peak = max((v for line in confusion for v in line), default=0) or 1
         modes = " · ".join(
-            f"{mode} {_pct(a.agreement)} of {a.n:,}" for mode, a in sorted(d.by_mode.items())
+            f"{mode} {pct(a.agreement)} of {a.n:,}" for mode, a in sorted(d.by_mode.items())
         )
         b, a = _sides(self._section) if self._section else ("B", "A")
         self.matrix_title.setText(
-            f"{d.dimension}: {b} wins {_h2h(d.judge_h2h)} against {a} by the judge,"
-            f" {_win(d.human_win)} by the humans"
+            f"{shown(d.dimension)}: {shown(b)} wins {h2h_sentence(d.judge_h2h)} against {shown(a)}"
+            " by the judge,"
+            f" {win_sentence(d.human_win)} by the humans"
             + (f"\nagreement by how the reviewer decided: {modes}" if modes else "")
             + f"\njudge × human, {d.vs_human.n:,} pairs:"
         )

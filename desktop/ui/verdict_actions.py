@@ -4,21 +4,21 @@ the project at once (an append to the verdict history)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject
 from PySide6.QtGui import QUndoStack
 
 from desktop.domain.errors import TiebreakError
 from desktop.domain.verdicts import Verdict
+from desktop.services.changes import Change
 from desktop.ui.context import WindowContext
 from desktop.ui.pair_browser import PairBrowser
 from desktop.ui.pair_display import PairDisplay
 from desktop.ui.shortcuts import Shortcuts
 from desktop.ui.undo import VerdictCommand
+from desktop.ui.verdict_panel import NOTE_LIMIT
 
 
 class VerdictActions(QObject):
-    changed = Signal()  # a verdict was written: what shows verdicts follows
-
     def __init__(self, context: WindowContext, display: PairDisplay, pairs: PairBrowser) -> None:
         super().__init__(context.window)
         self.context = context
@@ -28,6 +28,14 @@ class VerdictActions(QObject):
         self.undo_stack = QUndoStack(self)
         self.panel.verdictChosen.connect(self.set_verdict)
         self.panel.noteEdited.connect(self.save_note)
+        self.panel.note.inputRejected.connect(
+            lambda: context.say(f"a note holds at most {NOTE_LIMIT:,} characters", 4000)
+        )
+        context.changed.connect(self._changed)
+
+    def _changed(self, change: Change) -> None:
+        if change.project:  # an edit of another project is not undone here
+            self.undo_stack.clear()
 
     def bind(self, shortcuts: Shortcuts) -> None:
         shortcuts.bind("dimension_down", lambda: self.panel.move_focus(1))
@@ -53,9 +61,13 @@ class VerdictActions(QObject):
     def set_verdict(self, dim: str, verdict: Verdict | None) -> None:
         """The reviewer's verdict on ``dim`` of the pair shown, as one undoable edit."""
         session = self.context.session
-        if session.current is None:
+        if session.current is None or session.current.id is None:
             return
-        previous = session.my_verdict(dim)
+        try:
+            previous = session.my_verdict(dim)
+        except TiebreakError as exc:
+            self._not_saved(dim, verdict, str(exc))
+            return
         if previous == verdict:
             self.display.show_verdicts()
             return
@@ -69,29 +81,49 @@ class VerdictActions(QObject):
         try:
             session.set_verdict(pair_id, dim, verdict, note=None)
         except TiebreakError as exc:
-            self.context.error(str(exc))
+            if session.current is not None and session.current.id == pair_id:
+                self._not_saved(dim, verdict, str(exc))
+            else:
+                self.context.error(str(exc))
             return
         if session.current is None or session.current.id != pair_id:
             self.pairs.reload(keep=pair_id)
-        self.changed.emit()
+        self.context.publish(Change.verdicts_of([pair_id], reviewers=[session.reviewer()]))
+
+    def _not_saved(self, dim: str, verdict: Verdict | None, message: str) -> None:
+        """A refused verdict stays on screen, marked as not saved, and the refusal is said."""
+        self.panel.show_not_saved(dim, verdict)
+        self.context.error(message)
 
     def accept_next(self) -> None:
-        """Enter: the judge's verdicts become the reviewer's where they gave none; then on
-        to the next pair."""
+        """Enter: the judge's verdicts on screen become the reviewer's where they gave none;
+        then on to the next pair. A verdict blind mode hides is never taken: the pair stays,
+        and the status bar says why."""
         session = self.context.session
-        if session.current is None:
+        if session.current is None or session.current.id is None:
             return
         views = session.verdict_views()
+        held: list[str] = []
         if views:
+            hidden = session.hidden_judge(views)
             self.undo_stack.beginMacro("accept judge verdicts")
             for dim, view in views.dimensions.items():
-                if dim not in views.mine and view.judge is not None:
-                    self.undo_stack.push(
-                        VerdictCommand(
-                            self.apply_verdict, session.current.id, dim, None, view.judge
-                        )
-                    )
+                if dim in views.mine or view.judge is None:
+                    continue
+                if dim in hidden:
+                    held.append(dim)
+                    continue
+                self.undo_stack.push(
+                    VerdictCommand(self.apply_verdict, session.current.id, dim, None, view.judge)
+                )
             self.undo_stack.endMacro()
+        if held:
+            self.context.say(
+                "blind mode: Enter takes no hidden judge verdict; give yours with A, B or T"
+                f" ({', '.join(held)})",
+                10_000,
+            )
+            return
         self.pairs.next_pair()
 
     def edit_note(self) -> None:

@@ -3,6 +3,7 @@ the reviewer's A / B / tie, and the final verdict. Keys act on the focused row."
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING, NamedTuple
 
 from PySide6.QtCore import QRectF, Qt, Signal
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QPaintEvent
 
 CHOICES = (Verdict.A, Verdict.B, Verdict.TIE)
+NOTE_LIMIT = 4_000  # a one-line field lays all of its text out on every key (10 ms here)
 
 
 class _Row(NamedTuple):
@@ -49,6 +51,7 @@ class ShownRow(NamedTuple):
 
 
 HEADINGS = ("dimension", "judge", "conf", "swap", "you", "final")
+NOT_SAVED = "not saved"  # the "final" column of a verdict the project refused
 
 
 class VerdictButton(QToolButton):
@@ -87,10 +90,10 @@ class VerdictPanel(QWidget):
         self._rows: dict[str, _Row] = {}
         self._dims: tuple[str, ...] = ()
         self._focused = 0
-        self._blind = False
         self.note = EnterField()  # Enter saves the note
         self.note.setPlaceholderText("note on this pair (Enter saves)")
-        self.note.returnPressed.connect(lambda: self.noteEdited.emit(self.note.text()))
+        self.note.setMaxLength(NOTE_LIMIT)  # a longer paste is cut (inputRejected says so)
+        self.note.returnPressed.connect(self._note_entered)
         raw = QPushButton("Raw completion")
         raw.clicked.connect(self.showRaw.emit)
         prompt = QPushButton("Prompt")
@@ -115,6 +118,27 @@ class VerdictPanel(QWidget):
         layout.addWidget(self.judge_note)
         layout.addLayout(bottom)
 
+    def _note_entered(self) -> None:
+        if not self.note.isReadOnly():
+            self.noteEdited.emit(self.note.text())
+
+    def show_note(self, note: str) -> None:
+        """``note`` in the field; one longer than the field holds (written on the command
+        line) is shown in part and cannot be changed here, so Enter never saves it cut."""
+        whole = len(note) <= NOTE_LIMIT
+        self.note.setText(note[:NOTE_LIMIT])
+        if whole and not self.note.isReadOnly():
+            return  # (as it was: no tooltip to change, which costs an event)
+        self.note.setReadOnly(not whole)
+        self.note.setToolTip(
+            ""
+            if whole
+            else plain_tooltip(
+                f"A note of {len(note):,} characters, more than this field holds: shown in"
+                " part and kept whole (`tiebreak override --note` changes it)."
+            )
+        )
+
     @property
     def dimensions(self) -> tuple[str, ...]:
         return self._dims
@@ -132,8 +156,9 @@ class VerdictPanel(QWidget):
     def set_dimensions(self, dims: tuple[str, ...]) -> None:
         while self._grid.count():
             item = self._grid.takeAt(0)
-            if item.widget():
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget:
+                widget.deleteLater()
         self._rows = {}
         self._dims = dims
         self._focused = 0
@@ -173,27 +198,40 @@ class VerdictPanel(QWidget):
         self._paint_focus()
         self.verdictChosen.emit(dim, verdict if checked else None)
 
-    def show_views(self, views: PairVerdicts | None, *, blind: bool = False) -> None:
+    def show_views(
+        self, views: PairVerdicts | None, *, hidden: Collection[str] = frozenset()
+    ) -> None:
         """The "you" column is this reviewer's own verdict; "final" is every reviewer's
-        consensus where there is one, else the judge's. Blind: the judge stays hidden
-        until you decide that dimension."""
-        self._blind = blind
+        consensus where there is one, else the judge's. On the ``hidden`` dimensions (blind
+        mode, until you decide them) neither the judge's verdict nor anyone else's shows."""
         for dim, row in self._rows.items():
             view = views.dimensions.get(dim) if views else None
             mine = views.mine.get(dim) if views else None
             others = views.others.get(dim, []) if views else []
-            hidden = blind and mine is None
+            concealed = dim in hidden
             judge = view.judge.value if view and view.judge else "-"
-            row.judge.setText("hidden" if hidden and judge != "-" else judge)
+            row.judge.setText("hidden" if concealed and judge != "-" else judge)
             conf = view.confidence if view else None
-            row.conf.setText("-" if conf is None or hidden else f"{conf:.2f}")
+            row.conf.setText("-" if conf is None or concealed else f"{conf:.2f}")
             swap = {True: "ok", False: "flip", None: "-"}[view.consistent if view else None]
             row.swap.setText(swap)
             for button in row.group.buttons():
                 button.setChecked(mine is not None and button.text() == mine.value)
             final = view.final if view else None
-            shown = final is not None and not hidden  # hidden: nobody else's verdict shows
-            row.final.setText(f"{final.value}{_whose(view, mine, others)}" if shown else "-")
+            shown = None if concealed else final  # nobody else's verdict shows
+            row.final.setText(f"{shown.value}{_whose(view, mine, others)}" if shown else "-")
+            row.final.setToolTip("")
+
+    def show_not_saved(self, dimension: str, verdict: Verdict | None) -> None:
+        """The verdict the reviewer gave, which the project refused: it stays on screen,
+        marked, until the verdicts are shown again from the project."""
+        row = self._rows.get(dimension)
+        if row is None:
+            return
+        for button in row.group.buttons():
+            button.setChecked(verdict is not None and button.text() == verdict.value)
+        row.final.setText(NOT_SAVED)
+        row.final.setToolTip(plain_tooltip("this verdict is not in the project file"))
 
     def move_focus(self, step: int) -> None:
         if self._dims:

@@ -34,8 +34,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+# First, before site-packages: ppi-python installs a top-level package named tests.
+sys.path.insert(0, str(REPO))
 
 from tests.bench.bench_import_export import (  # noqa: E402
     RUBRIC,

@@ -6,6 +6,8 @@ Targets (from the issue):
   loading the same file into a bare table, measured in the same run;
 * export: at most 1.5x the wall time of ``sqlite-utils rows DB pairs --csv`` on the
   same table of the same project file;
+* export: within 10% of another checkout's (``--reference``, main's) on the same pairs and
+  verdicts, measured in the same run;
 * peak memory (RSS) of either command under 300 MB;
 * importing the same records as one JSON array (streamed): peak RSS at most 1.5x the
   JSONL import's, measured in the same run.
@@ -17,6 +19,11 @@ command errors, a row count is wrong), never because a target is missed.
 
     .venv/bin/python tests/bench/bench_import_export.py            # 100,000 pairs
     .venv/bin/python tests/bench/bench_import_export.py --quick    # 5,000 pairs, for CI
+    .venv/bin/python tests/bench/bench_import_export.py --reference ../main --repeat 3
+
+With ``--reference``, another checkout (main's) imports the same file and exports the same
+pairs and verdicts (a copy of the project without the schema steps it does not know), turn
+and turn about with this one: its times and this one's ratio to them are printed too.
 """
 
 from __future__ import annotations
@@ -36,8 +43,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+# First, before site-packages: ppi-python installs a top-level package named tests.
+sys.path.insert(0, str(REPO))
 
 from desktop.adapters.store.project import open_project  # noqa: E402
 from desktop.adapters.store.results import insert_results, result_row  # noqa: E402
@@ -48,6 +55,7 @@ from desktop.services.exporting import export_columns  # noqa: E402
 
 IMPORT_TARGET = 1.3
 EXPORT_TARGET = 1.5
+REFERENCE_EXPORT_TARGET = 1.1  # against --reference (issue 22 item 3: within 10% of main)
 JSON_ARRAY_MEMORY_TARGET = 1.5
 MEMORY_TARGET_MB = 300
 SEED = 20240611
@@ -162,6 +170,7 @@ def as_json_array(jsonl: Path, out: Path) -> int:
 class Run:
     seconds: float
     peak_rss_mb: float
+    cpu: float = 0.0  # the command's user and system time: what others' load leaves alone
 
 
 class BenchError(Exception):
@@ -186,11 +195,12 @@ if pid == 0:
 _, status, usage = os.wait4(pid, 0)
 seconds = time.perf_counter() - start
 with open(report, "w") as fh:
-    json.dump([seconds, os.waitstatus_to_exitcode(status), usage.ru_maxrss], fh)
+    json.dump([seconds, os.waitstatus_to_exitcode(status), usage.ru_maxrss,
+               usage.ru_utime + usage.ru_stime], fh)
 """
 
 
-def run(cmd: list[str], *, stdout: Path | None = None, label: str) -> Run:
+def run(cmd: list[str], *, stdout: Path | None = None, label: str, cwd: Path = REPO) -> Run:
     """Run one command: its wall time and its own peak RSS (wait4's ru_maxrss)."""
     fd, err_name = tempfile.mkstemp(prefix="bench-stderr-")
     os.close(fd)
@@ -206,8 +216,8 @@ def run(cmd: list[str], *, stdout: Path | None = None, label: str) -> Run:
             # Flush what earlier steps wrote, so no command pays for another's writeback.
             if hasattr(os, "sync"):
                 os.sync()
-            code = subprocess.call(launcher, stdout=out_fh, stderr=err_fh, cwd=REPO)
-        seconds, exit_code, maxrss = json.loads(report.read_text() or "[0, -1, 0]")
+            code = subprocess.call(launcher, stdout=out_fh, stderr=err_fh, cwd=cwd)
+        seconds, exit_code, maxrss, cpu = json.loads(report.read_text() or "[0, -1, 0, 0]")
         if code != 0 or exit_code != 0:
             tail = err_path.read_text(encoding="utf-8", errors="replace")[-2000:]
             raise BenchError(f"{label}: exit {exit_code}: {' '.join(cmd)}\n{tail}")
@@ -216,8 +226,8 @@ def run(cmd: list[str], *, stdout: Path | None = None, label: str) -> Run:
         report.unlink(missing_ok=True)
     # ru_maxrss is in KiB on Linux, bytes on macOS.
     rss = maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
-    log(f"  {label}: {seconds:.2f} s, peak RSS {rss:.0f} MB")
-    return Run(seconds, rss)
+    log(f"  {label}: {seconds:.2f} s ({cpu:.2f} s CPU), peak RSS {rss:.0f} MB")
+    return Run(seconds, rss, cpu)
 
 
 def log(text: str) -> None:
@@ -231,8 +241,10 @@ def remove_db(path: Path) -> None:
 
 
 def best(runs: list[Run]) -> Run:
-    """The fastest time; the highest peak memory (the conservative figure)."""
-    return Run(min(r.seconds for r in runs), max(r.peak_rss_mb for r in runs))
+    """The fastest time; the highest peak memory (the conservative figure); the least CPU."""
+    return Run(
+        min(r.seconds for r in runs), max(r.peak_rss_mb for r in runs), min(r.cpu for r in runs)
+    )
 
 
 # ---------------------------------------------------------------- verdicts (setup, untimed)
@@ -301,6 +313,37 @@ def add_verdicts(project: Path, n: int) -> dict[str, int]:
     return counts
 
 
+# ---------------------------------------------------------------- a reference checkout
+
+
+def reference_python(reference: Path) -> str:
+    """The reference checkout's own interpreter where it has a .venv, else this one (the
+    dependencies are the same); it runs the checkout's package (``-m desktop`` from it)."""
+    own = reference / ".venv" / "bin" / "python"
+    return str(own) if own.exists() else sys.executable
+
+
+def as_reference_project(project: Path, out: Path, reference: Path, *, vacuum: bool = True) -> None:
+    """A copy of ``project`` the reference checkout can open: the same pairs and verdicts,
+    without the schema steps it does not know (the search index, m005, for a checkout
+    from before it)."""
+    import sqlite3
+
+    remove_db(out)
+    with sqlite3.connect(project) as source, sqlite3.connect(out) as copy:
+        source.backup(copy)
+    schema = (reference / "desktop" / "adapters" / "store" / "schema.py").read_text()
+    if "m005_search_index" not in schema:
+        with sqlite3.connect(out) as conn:
+            for trigger in ("insert", "delete", "update"):
+                conn.execute(f"DROP TRIGGER IF EXISTS pairs_search_{trigger}")
+            conn.execute("DROP TABLE IF EXISTS pairs_search")
+            conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm005_search_index'")
+        if vacuum:  # the file as the reference would have written it (minutes at 1M pairs)
+            with sqlite3.connect(out) as conn:
+                conn.execute("VACUUM")
+
+
 # ---------------------------------------------------------------- checks
 
 
@@ -338,24 +381,36 @@ def count_csv_rows(path: Path) -> int:
 # ---------------------------------------------------------------- main
 
 
+def sqlite_utils_cli() -> Path | None:
+    """The reference command: beside this Python, else on the PATH."""
+    beside = Path(sys.executable).parent / "sqlite-utils"
+    if beside.exists():
+        return beside
+    found = shutil.which("sqlite-utils")
+    return Path(found) if found else None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--pairs", type=int, default=100_000)
     parser.add_argument("--quick", action="store_true", help="5,000 pairs, for CI")
     parser.add_argument("--out", type=Path, help="working folder (default: a temporary one)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per command; the min counts")
+    parser.add_argument(
+        "--reference",
+        type=Path,
+        help="another checkout (e.g. main's) whose import and export run on the same data,"
+        " turn about with this one's",
+    )
     args = parser.parse_args(argv)
     n = 5000 if args.quick else args.pairs
     repeat = max(1, args.repeat)
 
     py = sys.executable
-    sqlite_utils = Path(py).parent / "sqlite-utils"
-    if not sqlite_utils.exists():
-        found = shutil.which("sqlite-utils")
-        if not found:
-            log("sqlite-utils CLI not found")
-            return 2
-        sqlite_utils = Path(found)
+    sqlite_utils = sqlite_utils_cli()
+    if sqlite_utils is None:
+        log("sqlite-utils CLI not found")
+        return 2
 
     work = args.out or Path(tempfile.mkdtemp(prefix="tiebreak-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -379,6 +434,10 @@ def main(argv: list[str] | None = None) -> int:
         )
 
         ref_imports, new_runs, our_imports, array_imports = [], [], [], []
+        ref_our_imports: list[Run] = []
+        ref_project = work / "reference.tiebreak"
+        ref_py = reference_python(args.reference) if args.reference else py
+        on_ref = {"cwd": args.reference} if args.reference else {}
         for i in range(repeat):
             log(f"import, run {i + 1}/{repeat}")
             remove_db(ref_db)
@@ -396,6 +455,16 @@ def main(argv: list[str] | None = None) -> int:
                     label="tiebreak import",
                 )
             )
+            if args.reference:
+                remove_db(ref_project)
+                run([ref_py, "-m", "desktop", "new", str(ref_project)], **on_ref, label="ref new")
+                ref_our_imports.append(
+                    run(
+                        [ref_py, "-m", "desktop", "import", str(ref_project), str(data)],
+                        **on_ref,
+                        label="reference tiebreak import",
+                    )
+                )
             remove_db(array_project)
             run([py, "-m", "desktop", "new", str(array_project)], label="tiebreak new")
             array_imports.append(
@@ -417,7 +486,9 @@ def main(argv: list[str] | None = None) -> int:
         added = add_verdicts(project, n)
         log(f"  {added} in {time.perf_counter() - start:.1f} s")
 
-        ref_exports, our_exports = [], []
+        if args.reference:
+            as_reference_project(project, ref_project, args.reference)
+        ref_exports, our_exports, ref_our_exports = [], [], []
         for i in range(repeat):
             log(f"export, run {i + 1}/{repeat}")
             ref_exports.append(
@@ -442,6 +513,23 @@ def main(argv: list[str] | None = None) -> int:
                     label="tiebreak export",
                 )
             )
+            if args.reference:
+                ref_our_exports.append(
+                    run(
+                        [
+                            ref_py,
+                            "-m",
+                            "desktop",
+                            "export",
+                            str(ref_project),
+                            str(work / "r.csv"),
+                            "--rubric",
+                            RUBRIC,
+                        ],
+                        **on_ref,
+                        label="reference tiebreak export",
+                    )
+                )
         check_export(our_csv, n)
         ref_rows = count_csv_rows(ref_csv)
         if ref_rows != n:
@@ -491,6 +579,25 @@ def main(argv: list[str] | None = None) -> int:
                 "csv_mb": round(our_csv.stat().st_size / 1e6, 1),
             },
             "memory_target_mb": MEMORY_TARGET_MB,
+            **(
+                {
+                    "reference": {
+                        "checkout": str(args.reference),
+                        "import_s": round(best(ref_our_imports).seconds, 3),
+                        "import_ratio": round(our_imp.seconds / best(ref_our_imports).seconds, 3),
+                        "export_s": round(best(ref_our_exports).seconds, 3),
+                        "export_ratio": round(our_exp.seconds / best(ref_our_exports).seconds, 3),
+                        "export_cpu_s": round(best(ref_our_exports).cpu, 3),
+                        "export_cpu_ratio": round(our_exp.cpu / best(ref_our_exports).cpu, 3),
+                        "import_cpu_s": round(best(ref_our_imports).cpu, 3),
+                        "import_cpu_ratio": round(our_imp.cpu / best(ref_our_imports).cpu, 3),
+                        "export_target_ratio": REFERENCE_EXPORT_TARGET,
+                        "export_peak_rss_mb": round(best(ref_our_exports).peak_rss_mb, 1),
+                    }
+                }
+                if args.reference
+                else {}
+            ),
             "meets_targets": {
                 "import_time": import_ratio <= IMPORT_TARGET,
                 "export_time": export_ratio <= EXPORT_TARGET,

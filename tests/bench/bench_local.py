@@ -53,8 +53,8 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+# First, before site-packages: ppi-python installs a top-level package named tests.
+sys.path.insert(0, str(REPO))
 
 from desktop.adapters.llama_launch import copy_folder  # noqa: E402
 from desktop.adapters.local_server import LocalServer, llama_command, server_options  # noqa: E402

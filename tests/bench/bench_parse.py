@@ -27,8 +27,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+# First, before site-packages: ppi-python installs a top-level package named tests.
+sys.path.insert(0, str(REPO))
 
 from desktop.domain.parsing import MAX_ANSWER_CHARS, parse_answer  # noqa: E402
 from desktop.domain.rubric import AnswerFormat, AnswerKind  # noqa: E402

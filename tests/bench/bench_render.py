@@ -1,6 +1,7 @@
 """Benchmark: what the render budget costs on the normal path.
 
-Renders every built-in rubric for each of the 20 demo pairs, in both orders, through
+Renders every built-in rubric for each demo pair it applies to (the 20 single-turn pairs
+and the conversations), in both orders, through
 ``desktop.domain.render.render`` (sandbox, StrictUndefined, and the budget: every loop,
 call, filter and piece of output checked as it runs), and, as the reference in the same
 run, the same templates compiled by a plain Jinja ``SandboxedEnvironment`` with the same
@@ -17,39 +18,36 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+# First, before site-packages: ppi-python installs a top-level package named tests.
+sys.path.insert(0, str(REPO))
 
 from jinja2 import StrictUndefined  # noqa: E402
 from jinja2.sandbox import SandboxedEnvironment  # noqa: E402
 
+from desktop.adapters.store import open_project  # noqa: E402
+from desktop.adapters.store.pairs import iter_pairs  # noqa: E402
+from desktop.domain.errors import RubricError  # noqa: E402
 from desktop.domain.pairs import Pair  # noqa: E402
 from desktop.domain.render import render, variables_for  # noqa: E402
+from desktop.services.demo import ensure_demo_project  # noqa: E402
 from desktop.services.rubric_catalog import list_rubrics  # noqa: E402
-
-DEMO = REPO / "resources" / "demo_pairs.jsonl"
 
 
 def demo_pairs() -> list[Pair]:
-    pairs = []
-    for line in DEMO.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        pairs.append(
-            Pair(
-                instruction=row["instruction"],
-                response_a=row["response_a"],
-                response_b=row["response_b"],
-                reference=row.get("reference"),
-                source=row.get("source"),
-                external_id=row["id"],
-            )
-        )
+    """The demo project's pairs, single-turn and conversations, made as a first run makes
+    them (in a temporary data folder), in both orders."""
+    with tempfile.TemporaryDirectory() as folder:
+        os.environ["TIEBREAK_DATA_DIR"] = folder
+        with open_project(ensure_demo_project()) as store:
+            pairs = list(iter_pairs(store))
     return pairs + [p.swapped() for p in pairs]
 
 
@@ -63,11 +61,15 @@ def main() -> int:
         undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True
     )
     cases = []  # (rubric, pair, variables, plain templates) that render
+    pairs = demo_pairs()
     for rubric in list_rubrics():
         templates = [plain.from_string(m.content) for m in rubric.messages]
-        for pair in demo_pairs():
-            if all(getattr(pair, f) for f in rubric.requires):
-                cases.append((rubric, pair, variables_for(rubric, pair), templates))
+        for pair in pairs:
+            try:
+                variables = variables_for(rubric, pair)
+            except RubricError:  # a field or a turn the rubric reads that the pair lacks
+                continue
+            cases.append((rubric, pair, variables, templates))
     for rubric, pair, variables, templates in cases:  # warm both: compile once each
         assert [m["content"] for m in render(rubric, pair)] == [
             t.render(variables) for t in templates

@@ -4,6 +4,7 @@ to the damaged file nor, where another project is involved, to that one."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import shutil
@@ -40,11 +41,21 @@ def sound_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def damage(path: Path, seed: int = 12) -> None:
-    """Overwrite 8 KB a third into the file with (seeded) garbage, as a bad disk or a
-    careless ``dd`` would."""
-    size = path.stat().st_size
+    """Overwrite 8 KB among the pairs' pages, a third of the way through the pairs, with
+    (seeded) garbage, as a bad disk or a careless ``dd`` would. Found by the text of the
+    pair there: the search index's pages (m005) lie between the pairs' since."""
+    import sqlite3
+
+    with contextlib.closing(
+        sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    ) as conn:  # nothing beside it
+        (text,) = conn.execute(
+            "SELECT instruction FROM pairs WHERE id = ?", [PAIRS // 3]
+        ).fetchone()
+    at = path.read_bytes().find(text[:60].encode())
+    assert at > 0
     with path.open("r+b") as fh:
-        fh.seek(size // 3)
+        fh.seek(at - at % 4096)
         fh.write(random.Random(seed).randbytes(8192))
 
 

@@ -325,7 +325,9 @@ def test_built_in_rubrics_saved_with_a_byte_order_mark_are_read(
     for path in (copy / "prompts").glob("*.toml"):
         path.write_text(BOM + path.read_text(encoding="utf-8"), encoding="utf-8")
     project = _pairs(tmp_path)
-    env = {"PYTHONPATH": str(copy)}
+    # The copy's desktop/ first; the repository's tests/ for the in-memory keyring backend
+    # that every test's environment names.
+    env = {"PYTHONPATH": os.pathsep.join((str(copy), str(REPO)))}
     hostile.succeeded(hostile.cli("import", project, tmp_path / "pairs.jsonl", env=env))
     listed = hostile.cli("rubrics", cwd=copy, env=env)
     hostile.succeeded(listed)

@@ -15,9 +15,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QTimer
 from PySide6.QtGui import QColor, QFontMetrics, QImage
-from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
+from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
 
 from desktop.adapters.profiles_file import save_profile
 from desktop.adapters.store import open_project
@@ -28,6 +27,7 @@ from desktop.services.session import ReviewSession
 from desktop.ui.main_window import MainWindow
 from desktop.ui.plain_text import PlainLabel, plain_tooltip
 from desktop.ui.response_view import ResponseView
+from tests.gui_helpers import judged_message_box
 from tests.helpers import new_project, write_jsonl
 from tests.hostile.conftest import REPO, Hostile
 from tests.openai_server import OpenAIServer, Reply
@@ -179,35 +179,19 @@ def test_a_server_refusal_is_shown_literally_in_its_message_box(
 ) -> None:
     markup = hostile_markup(red_png(tmp_path))
     project = _project(tmp_path, "Which is better?")
-    seen: list[tuple[str, int, float]] = []
 
-    def look_at_the_box() -> None:
-        box = QApplication.activeModalWidget()
-        if not isinstance(box, QMessageBox):
-            QTimer.singleShot(50, look_at_the_box)
-            return
+    def look(box: QMessageBox) -> tuple[str, int, float]:
         label = next(w for w in box.findChildren(QLabel) if w.text() == box.text())
         # Word-wrapped: as much room as the characters take, over all its lines.
         metrics, size = QFontMetrics(label.font()), label.sizeHint()
         room = size.width() * (size.height() // metrics.lineSpacing())
-        seen.append((box.text(), red_pixels(box), room / metrics.horizontalAdvance(markup)))
-        box.close()
+        return box.text(), red_pixels(box), room / metrics.horizontalAdvance(markup)
 
     with OpenAIServer() as server:
         server.script([Reply.error(401, f"no such key {markup}")] * 3)
-        save_profile(
-            ModelProfile(name="hostile", model="m", base_url=server.base_url, needs_key=False)
-        )
-        settings = AppSettings(reviewer="ada", profile="hostile")
-        window = MainWindow(ReviewSession.open(project, settings), settings)
-        qtbot.addWidget(window)
-        window.show()
-        qtbot.waitExposed(window)
-        QTimer.singleShot(50, look_at_the_box)
-        window.judging.judge_pair()
-        qtbot.waitUntil(lambda: bool(seen) and not window.judging.running, timeout=30_000)
-        window.context.runner.shutdown()
-    text, red, room = seen[0]
+        profile = ModelProfile(name="hostile", model="m", base_url=server.base_url,
+                               needs_key=False)  # fmt: skip
+        text, red, room = judged_message_box(qtbot, project, profile, look)
     assert markup in text
     assert red == 0
     assert room >= 0.9

@@ -27,7 +27,8 @@ _WS = re.compile(r"[ \t\n\r]*")
 
 def _skip(text: str, i: int) -> int:
     """Past the white space at ``i``."""
-    return _WS.match(text, i).end()  # type: ignore[union-attr]  # it matches even nothing
+    space = _WS.match(text, i)  # it matches even nothing
+    return space.end() if space else i
 
 
 class DuplicateMember(ValueError):

@@ -17,8 +17,9 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
+from desktop.adapters.store.held_file import FileKey, holds
 from desktop.domain.errors import ProjectError, TiebreakError
 
 _DAMAGE_CODES = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB (primary codes)
@@ -57,7 +58,13 @@ def _translating(method: Callable[..., T]) -> Callable[..., T]:
             error = damage_error(self.project_path, exc)
             if error is None:
                 raise
-            raise error from None
+        # Raised, then dropped: held by a frame of its own traceback, the error would keep
+        # the cursor alive in a cycle, and the cursor's unfinished statement keeps the file
+        # open and locked after close until the garbage collector runs.
+        try:
+            raise error
+        finally:
+            del error
 
     call.__name__ = method.__name__
     call.__doc__ = method.__doc__
@@ -69,7 +76,7 @@ class ProjectCursor(sqlite3.Cursor):
 
     @property
     def project_path(self) -> Path:
-        return self.connection.project_path  # type: ignore[attr-defined,no-any-return]
+        return cast("ProjectConnection", self.connection).project_path
 
     execute = _translating(sqlite3.Cursor.execute)
     executemany = _translating(sqlite3.Cursor.executemany)
@@ -85,7 +92,13 @@ class ProjectCursor(sqlite3.Cursor):
             error = damage_error(self.project_path, exc)
             if error is None:
                 raise
-            raise error from None
+        # Raised, then dropped: held by a frame of its own traceback, the error would keep
+        # the cursor alive in a cycle, and the cursor's unfinished statement keeps the file
+        # open and locked after close until the garbage collector runs.
+        try:
+            raise error
+        finally:
+            del error
 
 
 class ProjectConnection(sqlite3.Connection):
@@ -93,16 +106,16 @@ class ProjectConnection(sqlite3.Connection):
 
     project_path: Path
 
-    def cursor(self, factory: Any = ProjectCursor) -> Any:  # type: ignore[override]
+    def cursor(self, factory: Any = ProjectCursor) -> Any:
         return super().cursor(factory)
 
-    def execute(self, sql: str, parameters: Any = (), /) -> ProjectCursor:  # type: ignore[override]
+    def execute(self, sql: str, parameters: Any = (), /) -> ProjectCursor:
         return self.cursor().execute(sql, parameters)
 
-    def executemany(self, sql: str, parameters: Any, /) -> ProjectCursor:  # type: ignore[override]
+    def executemany(self, sql: str, parameters: Any, /) -> ProjectCursor:
         return self.cursor().executemany(sql, parameters)
 
-    def executescript(self, script: str, /) -> ProjectCursor:  # type: ignore[override]
+    def executescript(self, script: str, /) -> ProjectCursor:
         return self.cursor().executescript(script)
 
     commit = _translating(sqlite3.Connection.commit)
@@ -117,40 +130,28 @@ class ProjectConnection(sqlite3.Connection):
 # Anything else that writes to the file (dd, another program, a copy over it) changes its
 # modification or change time, and the next write checks it again.
 
-FileKey = tuple[int, int]
 _registry = threading.Lock()
-_open: dict[FileKey, int] = {}  # stores of this process that hold the file open
 _sound: set[FileKey] = set()  # checked, and held open by this process ever since
 _checking: dict[FileKey, threading.Lock] = {}
 _REMEMBERED = 64  # files whose last sound state is kept
 
 
-def file_key(path: Path) -> FileKey:
-    info = os.stat(path)
-    return (info.st_dev, info.st_ino)
-
-
 def held(key: FileKey, *, sound: bool = False) -> None:
     """A store of this process opened the file (``sound``: one it has just made, or one
     ``remembered`` as sound just before it was opened)."""
-    with _registry:
-        _open[key] = _open.get(key, 0) + 1
-        if sound:
+    if sound:
+        with _registry:
             _sound.add(key)
 
 
-def released(key: FileKey, path: Path) -> None:
-    """A store closed. Once none holds the file, a file that was sound is remembered as
-    it now is on disk, and is checked again before a write if it changes otherwise."""
+def released(key: FileKey, path: Path, *, still_there: bool) -> None:
+    """This process's last store on the file closed. A file that was sound is remembered
+    as it now is on disk (unless the path no longer names it), and is checked again
+    before a write if it changes otherwise."""
     with _registry:
-        left = _open.get(key, 0) - 1
-        if left > 0:
-            _open[key] = left
-            return
-        _open.pop(key, None)
         was_sound = key in _sound
         _sound.discard(key)
-    if was_sound:
+    if was_sound and still_there:
         _remember(path)
 
 
@@ -173,8 +174,8 @@ def ensure_sound(key: FileKey, conn: sqlite3.Connection, path: Path) -> None:
             raise damage_error(path, exc) or damaged(path, str(exc)) from None
         if rows != [("ok",)]:
             raise damaged(path, _first_problem(rows))
-        with _registry:
-            if key in _open:
+        if holds(key):
+            with _registry:
                 _sound.add(key)
 
 

@@ -6,7 +6,7 @@ reviewer counts. A row with no verdict records that the reviewer withdrew theirs
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from desktop.adapters.store.project import ProjectStore
@@ -123,19 +123,31 @@ def history(
     return [_verdict(r) for r in rows]
 
 
-def current_verdicts(store: ProjectStore, pair_id: int, rubric_name: str) -> list[HumanVerdict]:
-    """Each reviewer's latest row per dimension of one pair, oldest first. A withdrawal is
-    kept (its verdict is None): it is still where that reviewer's note lives."""
-    rows = store.conn.execute(
-        "SELECT dimension, verdict, reviewer, note, created_at, mode FROM human_verdicts h"
-        f" WHERE pair_id = ? AND rubric_name = ? AND {CURRENT} ORDER BY id",
-        [pair_id, rubric_name],
-    ).fetchall()
-    return [_verdict(r) for r in rows]
-
-
 def _verdict(row: tuple) -> HumanVerdict:
     dimension, verdict, reviewer, note, created_at, mode = row
     return HumanVerdict(
         dimension, Verdict(verdict) if verdict else None, reviewer, note, created_at, mode
     )
+
+
+def latest_of_pairs(
+    store: ProjectStore, rubric: str, pair_ids: Sequence[int]
+) -> dict[tuple[int, str, str], str | None]:
+    """Each reviewer's latest verdict (as stored; None: withdrawn) on ``pair_ids``, keyed
+    by (pair, dimension, reviewer): an import's check of a whole batch in one query."""
+    out: dict[tuple[int, str, str], str | None] = {}
+    for start in range(0, len(pair_ids), 500):
+        chunk = pair_ids[start : start + 500]
+        rows = store.conn.execute(
+            "SELECT pair_id, dimension, reviewer, verdict FROM human_verdicts h"
+            f" WHERE rubric_name = ? AND pair_id IN ({','.join('?' * len(chunk))})"
+            f" AND {CURRENT}",
+            [rubric, *chunk],
+        )
+        out.update(((pid, dim, who), verdict) for pid, dim, who, verdict in rows)
+    return out
+
+
+def insert_verdicts(store: ProjectStore, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Rows with every column, inside the caller's transaction (see insert_verdict)."""
+    store.conn.executemany(_INSERT, [[row[c] for c in _COLUMNS] for row in rows])

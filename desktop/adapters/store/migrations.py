@@ -127,6 +127,128 @@ def m003_judge_preference(db: Database) -> None:
     db.execute("CREATE INDEX judge_results_recent ON judge_results(rubric_name, judge_model, id)")
 
 
+@migrations()
+def m004_conversations(db: Database) -> None:
+    """A pair may be two conversations: each side's messages (JSON text of
+    ``[{"role", "content"}, ...]``) and the compared assistant turn, all NULL for a
+    single-turn pair. Existing pairs are single-turn pairs and keep their keys, so
+    re-importing a file already imported still adds nothing."""
+    db.execute("ALTER TABLE pairs ADD COLUMN conversation_a TEXT")
+    db.execute("ALTER TABLE pairs ADD COLUMN conversation_b TEXT")
+    db.execute("ALTER TABLE pairs ADD COLUMN turn INTEGER")
+
+
+@migrations()
+def m005_search_index(db: Database) -> None:
+    """The list's search from SQLite's own full-text index: every three-character piece
+    (trigram) of each pair's instruction and responses, so any substring of three or more
+    characters is found without reading every pair. The index holds no text of its own
+    (``content='pairs'``) and no positions (``detail=none``: a tenth of the size; each
+    candidate is checked against the text, see ``search_index``). Triggers keep it in step
+    with every insert, delete and change of a pair (imports, merges, later migrations that
+    update pairs); a migration that rebuilds the pairs table must rebuild this index too.
+    An existing project's index is built here, once."""
+    db.execute(
+        "CREATE VIRTUAL TABLE pairs_search USING fts5(instruction, response_a, response_b,"
+        " content='pairs', content_rowid='id', tokenize='trigram', detail='none',"
+        " columnsize=0)"
+    )
+    columns = "instruction, response_a, response_b"
+    new = "new.id, new.instruction, new.response_a, new.response_b"
+    old = "'delete', old.id, old.instruction, old.response_a, old.response_b"
+    db.execute(
+        "CREATE TRIGGER pairs_search_insert AFTER INSERT ON pairs BEGIN"
+        f" INSERT INTO pairs_search(rowid, {columns}) VALUES ({new}); END"
+    )
+    db.execute(
+        "CREATE TRIGGER pairs_search_delete AFTER DELETE ON pairs BEGIN"
+        f" INSERT INTO pairs_search(pairs_search, rowid, {columns}) VALUES ({old}); END"
+    )
+    db.execute(
+        f"CREATE TRIGGER pairs_search_update AFTER UPDATE OF {columns} ON pairs BEGIN"
+        f" INSERT INTO pairs_search(pairs_search, rowid, {columns}) VALUES ({old});"
+        f" INSERT INTO pairs_search(rowid, {columns}) VALUES ({new}); END"
+    )
+    db.execute("INSERT INTO pairs_search(pairs_search) VALUES ('rebuild')")
+    # The list's filters by category and by generator, and its sort by category and by id,
+    # each a seek (a pair without one sorts and filters as '').
+    db.execute("CREATE INDEX pairs_category ON pairs(coalesce(category, ''))")
+    db.execute("CREATE INDEX pairs_external_id_text ON pairs(coalesce(external_id, ''))")
+    db.execute("CREATE INDEX pairs_model_a ON pairs(model_a)")
+    db.execute("CREATE INDEX pairs_model_b ON pairs(model_b)")
+
+
+@migrations()
+def m006_samples(db: Database) -> None:
+    """A sample of pairs to review (``tiebreak sample``): how it was drawn, and every pair
+    of its frame with its probability of being drawn (the figures weight a reviewed pair by
+    the inverse of it, and a pair not reviewed by 1 / (1 - it)) and, where drawn, its place
+    in the order to review."""
+    db.execute(
+        """
+        CREATE TABLE samples (
+            id INTEGER PRIMARY KEY,
+            rubric_name TEXT NOT NULL,
+            judge_model TEXT,
+            method TEXT NOT NULL CHECK (method IN ('uniform', 'uncertain')),
+            size INTEGER NOT NULL,
+            seed INTEGER NOT NULL,
+            floor REAL,
+            created_at TEXT NOT NULL
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE sample_pairs (
+            sample_id INTEGER NOT NULL REFERENCES samples(id),
+            pair_id INTEGER NOT NULL REFERENCES pairs(id),
+            probability REAL NOT NULL CHECK (probability >= 0 AND probability <= 1),
+            position INTEGER,
+            PRIMARY KEY (sample_id, pair_id)
+        )"""
+    )
+    db.execute("CREATE INDEX samples_rubric ON samples(rubric_name, id)")
+
+
+@migrations()
+def m007_judge_seen(db: Database) -> None:
+    """Which judge verdicts the window has shown to whom: per pair, rubric, reviewer and
+    dimension, the judges whose verdict was on screen and when first. A verdict given in
+    blind mode is stored as blind only where none was ever shown to that reviewer, in
+    this window or an earlier one (services/blind_review.py)."""
+    db.execute(
+        """
+        CREATE TABLE judge_seen (
+            pair_id INTEGER NOT NULL REFERENCES pairs(id),
+            rubric_name TEXT NOT NULL,
+            reviewer TEXT NOT NULL,
+            dimension TEXT NOT NULL,
+            judge_model TEXT NOT NULL,
+            shown_at TEXT NOT NULL,
+            PRIMARY KEY (pair_id, rubric_name, reviewer, dimension, judge_model)
+        ) WITHOUT ROWID"""
+    )
+
+
+@migrations()
+def m008_juries(db: Database) -> None:
+    """Juries a project keeps (``tiebreak jury add``, ``judge --jury``, ``judge --samples``):
+    several judges of a rubric combined as one, by name, shown wherever a judge is chosen.
+    ``jurors`` is a JSON array of judge names; ``combine`` a key of ``domain.jury.COMBINES``."""
+    db.execute(
+        """
+        CREATE TABLE juries (
+            id INTEGER PRIMARY KEY,
+            rubric_name TEXT NOT NULL,
+            name TEXT NOT NULL,
+            jurors TEXT NOT NULL,
+            combine TEXT NOT NULL CHECK (combine IN ('majority', 'mean')),
+            created_at TEXT NOT NULL,
+            UNIQUE (rubric_name, name)
+        )"""
+    )
+
+
 def known_migrations() -> frozenset[str]:
     """Names of every migration this release knows; a file with others is from a newer one."""
     return frozenset(

@@ -9,9 +9,16 @@ from __future__ import annotations
 from desktop.domain.pairs import IDENTITY_FIELDS
 
 
-def content_key(external_id: str | None, *identity: str | None) -> str:
+def content_key(
+    external_id: str | None,
+    *identity: str | None,
+    conversation: tuple[str, str, int] | None = None,
+) -> str:
     """The ``pair_key`` of a pair: ``id:`` and its external id where it has one, else a
-    hash of its IDENTITY_FIELDS (texts and generators, in that order; absent = empty)."""
+    hash of its IDENTITY_FIELDS (texts and generators, in that order; absent = empty) and,
+    for a conversation pair, of its CONVERSATION_FIELDS (both sides as stored, every
+    message, and the compared turn). A single-turn pair hashes exactly what it hashed
+    before conversations existed, so no stored key changes."""
     if external_id:
         return "id:" + external_id
     if len(identity) != len(IDENTITY_FIELDS):
@@ -22,4 +29,10 @@ def content_key(external_id: str | None, *identity: str | None) -> str:
     for part in identity:
         digest.update((part or "").encode("utf-8", "surrogatepass"))
         digest.update(b"\x00")
+    if conversation is not None:
+        side_a, side_b, turn = conversation
+        digest.update(b"conversation\x00")
+        for part in (side_a, side_b, str(turn)):
+            digest.update(part.encode("utf-8", "surrogatepass"))
+            digest.update(b"\x00")
     return "sha256:" + digest.hexdigest()

@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple, cast
 
 from desktop.adapters.store.pair_keys import content_key
 from desktop.adapters.store.project import ProjectStore
+from desktop.domain.conversations import from_json, to_json
 from desktop.domain.errors import TiebreakError
-from desktop.domain.pairs import FIELDS, IDENTITY_FIELDS, Pair
+from desktop.domain.pairs import (
+    CONVERSATION_FIELDS,
+    IDENTITY_FIELDS,
+    OPTIONAL_FIELDS,
+    STORED_FIELDS,
+    Pair,
+)
 
 
 class PairRow(NamedTuple):
     """A pairs row ready to insert, its values named as the table's columns: the key
-    (see ``pair_keys``), the pair's FIELDS, and its metadata as JSON text."""
+    (see ``pair_keys``), the pair's STORED_FIELDS (a conversation pair's sides as JSON
+    text), and its metadata as JSON text."""
 
     pair_key: str
     external_id: str | None
@@ -27,17 +36,32 @@ class PairRow(NamedTuple):
     model_a: str | None
     model_b: str | None
     category: str | None
+    conversation_a: str | None
+    conversation_b: str | None
+    turn: int | None
     metadata: str | None
 
 
 PAIR_COLUMNS = PairRow._fields  # the insert names each value where the row holds it
-_FIELD_COLUMNS = PAIR_COLUMNS[1:-1]  # FIELDS, in the order the row holds them
-if set(_FIELD_COLUMNS) != set(FIELDS):  # a field the row lacks would be dropped unseen
-    raise RuntimeError(f"PairRow's fields {_FIELD_COLUMNS} are not the pair's {FIELDS}")
-_INSERT = (
-    f"INSERT INTO pairs ({', '.join(PAIR_COLUMNS)})"
-    f" VALUES ({', '.join('?' * len(PAIR_COLUMNS))}) ON CONFLICT(pair_key) DO NOTHING"
-)
+_FIELD_COLUMNS = PAIR_COLUMNS[1:-1]  # STORED_FIELDS, in the order the row holds them
+if _FIELD_COLUMNS != STORED_FIELDS:  # a field the row lacks would be dropped unseen
+    raise RuntimeError(f"PairRow's fields {_FIELD_COLUMNS} are not the pair's {STORED_FIELDS}")
+# What two records claiming one external id are compared on (``identity_clash``).
+_CLASH_FIELDS = (*IDENTITY_FIELDS, *CONVERSATION_FIELDS)
+_ROW = f"({', '.join('?' * len(PAIR_COLUMNS))})"
+#: Rows per INSERT: one statement for many rows (an import's batch), because the search
+#: index (m005) writes what it holds in memory to the file at the end of every statement:
+#: row by row, an import took four times as long, 500 at a time 15% longer than 2,000.
+#: Within SQLite's limit on a statement's values.
+_ROWS_PER_INSERT = 2000
+
+
+@functools.lru_cache(maxsize=4)  # each statement is long
+def _insert(rows: int) -> str:
+    return (
+        f"INSERT INTO pairs ({', '.join(PAIR_COLUMNS)}) VALUES {', '.join([_ROW] * rows)}"
+        " ON CONFLICT(pair_key) DO NOTHING"
+    )
 
 
 def identity_of(row: Sequence[Any]) -> dict[str, Any]:
@@ -47,22 +71,46 @@ def identity_of(row: Sequence[Any]) -> dict[str, Any]:
 
 def pair_row(pair: Pair) -> PairRow:
     metadata = json.dumps(pair.metadata, ensure_ascii=False) if pair.metadata else None
-    return new_row({f: getattr(pair, f) for f in FIELDS}, metadata)
+    fields: dict[str, str | int | None] = {f: getattr(pair, f) for f in STORED_FIELDS}
+    if pair.conversation_a is not None and pair.conversation_b is not None:
+        fields["conversation_a"] = to_json(pair.conversation_a)
+        fields["conversation_b"] = to_json(pair.conversation_b)
+    return new_row(fields, metadata)
 
 
-def new_row(fields: Mapping[str, str | None], metadata: str | None) -> PairRow:
-    """A prepared pairs row of a pair's ``fields`` (one absent is empty) and its metadata
-    as JSON text, keyed as ``pair_keys`` says."""
-    key = content_key(fields.get("external_id"), *map(fields.get, IDENTITY_FIELDS))
-    return PairRow(key, *map(fields.get, _FIELD_COLUMNS), metadata)
+def new_row(fields: Mapping[str, Any], metadata: str | None) -> PairRow:
+    """A prepared pairs row of a pair's ``fields`` (one absent is empty; a conversation
+    pair's sides as JSON text) and its metadata as JSON text, keyed as ``pair_keys``
+    says."""
+    get = fields.get
+    turn = get("turn")
+    conversation = None
+    if turn is not None:  # a conversation pair: both sides are there with its turn
+        sides = (get("conversation_a"), get("conversation_b"), turn)
+        conversation = cast("tuple[str, str, int]", sides)
+    identity = map(get, IDENTITY_FIELDS)
+    key = content_key(get("external_id"), *identity, conversation=conversation)
+    return PairRow._make((key, *map(get, _FIELD_COLUMNS), metadata))
+
+
+def stored_row(fields: Mapping[str, Any], metadata: str | None) -> PairRow:
+    """A prepared pairs row of a pair read from a project with its ``pair_key``: the key
+    is kept as that project made it."""
+    return PairRow._make((fields["pair_key"], *map(fields.__getitem__, _FIELD_COLUMNS), metadata))
 
 
 def insert_rows(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> int:
     """Insert prepared rows (see pair_row) inside the caller's transaction; returns how many
     were new."""
-    before = conn.total_changes
-    conn.executemany(_INSERT, rows)
-    return conn.total_changes - before
+    most = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // len(PAIR_COLUMNS)
+    step = max(1, min(_ROWS_PER_INSERT, most))
+    added = 0
+    for start in range(0, len(rows), step):
+        chunk = rows[start : start + step]
+        values = [value for row in chunk for value in row]
+        # The statement's own rows (total_changes would count the search index's too).
+        added += conn.execute(_insert(len(chunk)), values).rowcount
+    return added
 
 
 def ids_for_keys(conn: sqlite3.Connection, keys: Iterable[str]) -> dict[str, int]:
@@ -71,11 +119,12 @@ def ids_for_keys(conn: sqlite3.Connection, keys: Iterable[str]) -> dict[str, int
 
 def identities_for_keys(
     conn: sqlite3.Connection, keys: Iterable[str]
-) -> dict[str, tuple[int, dict[str, str | None]]]:
-    """The pairs with these keys: each one's row id and IDENTITY_FIELDS."""
+) -> dict[str, tuple[int, dict[str, str | int | None]]]:
+    """The pairs with these keys: each one's row id, IDENTITY_FIELDS and
+    CONVERSATION_FIELDS."""
     return {
-        key: (row[0], dict(zip(IDENTITY_FIELDS, row[1:], strict=True)))
-        for key, row in _by_keys(conn, ("id", *IDENTITY_FIELDS), keys)
+        key: (row[0], dict(zip(_CLASH_FIELDS, row[1:], strict=True)))
+        for key, row in _by_keys(conn, ("id", *_CLASH_FIELDS), keys)
     }
 
 
@@ -91,30 +140,6 @@ def _by_keys(
             yield key, tuple(values)
 
 
-def stored_rows(store: ProjectStore, batch: int) -> Iterator[list[tuple[Any, ...]]]:
-    """Every pair as its row id and prepared row (see PAIR_COLUMNS), in id order, ``batch``
-    rows at a time."""
-    cursor = store.conn.execute(f"SELECT id, {', '.join(PAIR_COLUMNS)} FROM pairs ORDER BY id")
-    while rows := cursor.fetchmany(batch):
-        yield rows
-
-
-def identity_of_id(store: ProjectStore, pair_id: int) -> dict[str, str | None]:
-    """The IDENTITY_FIELDS of the pair with this row id."""
-    row = store.conn.execute(
-        f"SELECT {', '.join(IDENTITY_FIELDS)} FROM pairs WHERE id = ?", [pair_id]
-    ).fetchone()
-    return dict(zip(IDENTITY_FIELDS, row, strict=True))
-
-
-def identities_without_id(store: ProjectStore) -> Iterator[tuple[Any, ...]]:
-    """(row id, IDENTITY_FIELDS...) of every pair that has no external id."""
-    cols = ", ".join(IDENTITY_FIELDS)
-    yield from store.conn.execute(
-        f"SELECT id, {cols} FROM pairs WHERE external_id IS NULL OR external_id = ''"
-    )
-
-
 def last_id(store: ProjectStore) -> int:
     """The highest row id in use (0 for none): pairs above it are added after now."""
     return store.conn.execute("SELECT coalesce(max(id), 0) FROM pairs").fetchone()[0]
@@ -125,6 +150,33 @@ def pair_ids_matching(
 ) -> list[int]:
     """Ids, in order, of the pairs among ``pair_ids`` (all when None) that meet ``where``,
     a user's SQL condition on the pairs' columns (``tiebreak judge --where``)."""
+    condition, params = _selection(where, pair_ids)
+    return [
+        r[0]
+        for r in _run(store, f"SELECT p.id FROM pairs p {condition} ORDER BY p.id", params, where)
+    ]
+
+
+# What str.strip() strips: a text of only these is as good as none (render.variables_for).
+_WHITESPACE = "".join(c for c in map(chr, range(0x3001)) if c.isspace())
+
+
+def count_lacking(
+    store: ProjectStore, field: str, where: str | None, pair_ids: Sequence[int] | None
+) -> tuple[int, int]:
+    """(pairs selected as ``pair_ids_matching`` selects them, how many of those have no
+    ``field``, one of OPTIONAL_FIELDS: none, or only whitespace)."""
+    if field not in OPTIONAL_FIELDS:
+        raise ValueError(field)
+    condition, params = _selection(where, pair_ids)
+    sql = (
+        f"SELECT count(*), coalesce(sum(coalesce(trim(p.{field}, ?), '') = ''), 0)"
+        f" FROM pairs p {condition}"
+    )
+    return tuple(_run(store, sql, [_WHITESPACE, *params], where)[0])
+
+
+def _selection(where: str | None, pair_ids: Sequence[int] | None) -> tuple[str, list[Any]]:
     clauses: list[str] = []
     params: list[Any] = []
     if pair_ids is not None:
@@ -132,10 +184,12 @@ def pair_ids_matching(
         params.extend(pair_ids)
     if where:
         clauses.append(f"({where})")
-    condition = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-    sql = f"SELECT p.id FROM pairs p {condition} ORDER BY p.id"
+    return (f"WHERE {' AND '.join(clauses)}" if clauses else ""), params
+
+
+def _run(store: ProjectStore, sql: str, params: list[Any], where: str | None) -> list[Any]:
     try:
-        return [r[0] for r in store.conn.execute(sql, params)]
+        return store.conn.execute(sql, params).fetchall()
     except sqlite3.Error as exc:
         raise TiebreakError(f"--where {where!r}: {exc}") from None
 
@@ -152,14 +206,14 @@ def count_pairs(store: ProjectStore) -> int:
 def _from_row(row: sqlite3.Row | tuple[Any, ...]) -> Pair:
     """A row of ``_SELECT`` as a Pair."""
     metadata = row[-1]
-    return Pair(
-        id=row[0],
-        **dict(zip(FIELDS, row[1:-1], strict=True)),
-        metadata=json.loads(metadata) if metadata else {},
-    )
+    values = dict(zip(STORED_FIELDS, row[1:-1], strict=True))
+    for side in ("conversation_a", "conversation_b"):
+        if values[side] is not None:
+            values[side] = from_json(values[side])
+    return Pair(id=row[0], **values, metadata=json.loads(metadata) if metadata else {})
 
 
-_SELECT = f"SELECT id, {', '.join(FIELDS)}, metadata FROM pairs"
+_SELECT = f"SELECT id, {', '.join(STORED_FIELDS)}, metadata FROM pairs"
 
 
 def get_pair(store: ProjectStore, pair_id: int) -> Pair | None:
@@ -191,3 +245,23 @@ def iter_pairs(store: ProjectStore, *, batch: int = 500) -> Iterable[Pair]:
         for row in rows:
             yield _from_row(row)
         last = rows[-1][0]
+
+
+_ROLE_COUNT = (
+    "(SELECT count(*) FROM json_each(p.{side}) WHERE json_extract(value, '$.role') = '{role}')"
+)
+
+
+def conversation_turns(store: ProjectStore) -> int:
+    """At least as many turns as any side of any conversation pair has (its assistant
+    messages, or its user messages where a request follows the last answer); 0 where the
+    project holds none (an export then writes the columns it always wrote)."""
+    per_side = (
+        _ROLE_COUNT.format(side=side, role=role)
+        for side in ("conversation_a", "conversation_b")
+        for role in ("user", "assistant")
+    )
+    row = store.conn.execute(
+        f"SELECT max(max({', '.join(per_side)})) FROM pairs p WHERE p.turn IS NOT NULL"
+    ).fetchone()
+    return row[0] or 0

@@ -1,7 +1,8 @@
 """Opening, creating and guarding a project file.
 
 Every way a file can be unfit (missing, not SQLite, not ours, damaged, read-only, locked,
-from a newer release) is found before anything is written, and reported as one line.
+from a newer release, moved or replaced while open) is found before anything is written,
+and reported as one line.
 The file stays in WAL mode, so writers queue on the busy timeout and readers never wait;
 reading needs no write access and leaves nothing beside the file.
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.adapters.file_kinds import refuse_special
-from desktop.adapters.store import damage
+from desktop.adapters.store import damage, held_file, sidecars
 from desktop.adapters.store.schema import APPLICATION_ID, MIGRATION_NAMES, MIGRATION_SET
 from desktop.domain.errors import ProjectError
 
@@ -44,8 +45,12 @@ class ProjectStore:
         self.conn = conn
         self.readonly = readonly
         self._db: Any = None
-        self._key = damage.file_key(path)
+        self._key = held_file.file_key(path)
+        held_file.hold(self._key, path)
         damage.held(self._key, sound=sound)
+        self._held: held_file.HeldFile | None = None  # a writer's: see watch()
+        self._lost: ProjectError | None = None
+        self._closed = False
 
     @property
     def db(self) -> Database:
@@ -64,6 +69,8 @@ class ProjectStore:
         write; nested blocks are savepoints."""
         if self.readonly:
             raise ProjectError(f"{self.path}: opened read-only")
+        if self._lost is not None:
+            raise ProjectError(str(self._lost))
         conn = self.conn
         nested = conn.in_transaction
         if not nested:
@@ -73,6 +80,13 @@ class ProjectStore:
             conn.execute(f"SAVEPOINT {name}" if nested else "BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
             raise _translate(self.path, exc) from None
+        if not nested and self._held is not None:
+            try:
+                self._held.check(conn)  # the path still names the file: see held_file.py
+            except ProjectError:
+                conn.execute("ROLLBACK")
+                self._let_go()
+                raise
         try:
             yield conn
         except BaseException:
@@ -88,6 +102,44 @@ class ProjectStore:
             if not nested and conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise _translate(self.path, exc) from None
+        if not nested and self._held is not None:
+            self._held.committed(conn)
+
+    def watch(self) -> None:
+        """Check before each write that the path still names this file (a writer's)."""
+        self._held = held_file.HeldFile(self.path, self._key, self.conn)
+
+    def settle_every(self, seconds: float | None) -> None:
+        """Copy the log into the file at most every ``seconds`` (None: only in
+        ``verify``), not after every write (0, the default): a copy costs two fsyncs,
+        milliseconds on a busy disk. For a judging job, which commits every answer, and a
+        window, where a verdict key should cost no more than the verdict."""
+        if self._held is not None:
+            self._held.settle_every = seconds
+
+    @property
+    def lost(self) -> ProjectError | None:
+        """The one line, once this store has let go of a file moved or replaced."""
+        return self._lost
+
+    def verify(self, idle: float = 1.0) -> ProjectError | None:
+        """None while the path still names the file this store opened; else the one line,
+        and the store has let go of the file (every later use raises it). For a window,
+        which holds the file for hours and should not wait for a write to find out: its
+        writes are copied into the file here, once none came for ``idle`` seconds."""
+        held = self._held
+        if self._lost or self._closed or held is None or self.conn.in_transaction:
+            return self._lost
+        if held.found(self.conn) is not None:
+            self._let_go()
+        elif held.settle_due(idle):
+            held.settle(self.conn)
+        return self._lost
+
+    def _let_go(self) -> None:
+        self.close()
+        self._lost = held_file.moved_error(self.path)
+        self.conn = held_file.Released(self._lost)  # type: ignore[assignment]
 
     def ensure_sound(self) -> None:
         """Refuse, in one line, to write to a damaged file (checked once while held)."""
@@ -121,12 +173,21 @@ class ProjectStore:
         """Fold the write-ahead log into the file, so the file alone holds everything (as
         before it is moved into place)."""
         self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if self._held is not None:
+            self._held.settle(self.conn)
 
     def close(self) -> None:
-        if self.conn is not None:
-            self.conn.close()
-            damage.released(self._key, self.path)
-            self.conn = None  # type: ignore[assignment]
+        """Close; a writer whose file was moved or replaced lets go of it so that nothing
+        of it is left by the path (held_file.py)."""
+        if self._closed:
+            return
+        self._closed = True
+        conn, self.conn = self.conn, None  # type: ignore[assignment]
+        if self._held is not None:
+            self._held.found(conn)  # a file moved or replaced is let go of, not remembered
+        named = held_file.still_named(self._key, self.path)
+        if held_file.release(self._key, conn):
+            damage.released(self._key, self.path, still_there=named)
 
     def __enter__(self) -> ProjectStore:
         return self
@@ -142,6 +203,7 @@ def open_project(
     ``readonly`` needs no write access anywhere and leaves nothing beside the file."""
     path = Path(path)
     in_wal = False
+    held_here = held_file.held_here(path)  # raises where the name now means another file
     if create:
         if path.exists():
             raise ProjectError(f"{path}: already exists")
@@ -149,19 +211,27 @@ def open_project(
             raise ProjectError(f"{path.parent}: no such folder")
         if not os.access(path.parent, os.W_OK):
             raise ProjectError(f"{path.parent}: folder is not writable")
-    else:
+    elif not held_here:  # reading the header here would drop the process's locks on it
         in_wal = _check_existing(path, readonly=readonly)
+    else:
+        in_wal = True
+    owner = None if held_here else sidecars.owner(path, in_wal=in_wal)
+    if owner is not None and (not readonly or owner == sidecars.ELSEWHERE):
+        raise sidecars.in_use_error(path, owner)
     sound = create or damage.remembered(path)
     try:
-        conn = _connect(path, readonly=readonly, in_wal=in_wal)
+        conn = _connect(path, readonly=readonly, in_wal=in_wal, foreign=owner is not None)
     except sqlite3.Error as exc:
         raise _translate(path, exc) from None
     store: ProjectStore | None = None
     try:
-        store = ProjectStore(path, conn, readonly=readonly, sound=sound)
+        store = ProjectStore(path, conn, readonly=readonly or owner is not None, sound=sound)
         _prepare(store, create=create)
-    except _NeedsUpgrade:
-        store.close()  # type: ignore[union-attr]
+        if not store.readonly:
+            store.watch()
+    except _NeedsUpgrade:  # from _prepare: the store is made
+        if store is not None:
+            store.close()
         return _open_upgraded(path, in_wal=in_wal)
     except BaseException:
         if store is not None:
@@ -197,15 +267,18 @@ def _writable(path: Path) -> bool:
     return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
 
-def _connect(path: Path, *, readonly: bool, in_wal: bool) -> damage.ProjectConnection:
+def _connect(
+    path: Path, *, readonly: bool, in_wal: bool, foreign: bool = False
+) -> damage.ProjectConnection:
     """A connection for writing, or for reading only. A reader that may write the file
     and its folder opens it as a writer would but with queries only, so SQLite removes
     the -wal and -shm files as it does for a writer. One that may not opens it read-only;
     a WAL file with no -wal beside it (no writer has it open, and none can create one
-    here) is opened immutable, because SQLite would otherwise need to create -shm."""
-    if readonly and not _writable(path):
+    here) is opened immutable, because SQLite would otherwise need to create -shm. So is
+    a file whose -wal and -shm are another's (``foreign``): it is read as it is on disk."""
+    if foreign or (readonly and not _writable(path)):
         uri = f"{path.resolve().as_uri()}?mode=ro"
-        if in_wal and not Path(f"{path}-wal").exists():
+        if foreign or (in_wal and not Path(f"{path}-wal").exists()):
             uri += "&immutable=1"
         conn = sqlite3.connect(
             uri, uri=True, check_same_thread=False, factory=damage.ProjectConnection

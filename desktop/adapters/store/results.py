@@ -15,58 +15,70 @@ from desktop.domain.numerals import to_json
 if TYPE_CHECKING:  # the window lists judges at start-up without loading the result types
     from desktop.domain.results import JudgeResult
 
-_COLUMNS = (
-    "pair_id",
-    "rubric_hash",
-    "rubric_name",
-    "judge_model",
-    "settings_hash",
-    "ord",
-    "request_hash",
-    "raw_completion",
-    "verdicts",
-    "confidence",
-    "preference",
-    "status",
-    "error",
-    "latency_ms",
-    "prompt_tokens",
-    "completion_tokens",
-    "origin",
-    "created_at",
-)
+
+class ResultRow(NamedTuple):
+    """A judge_results row ready to write, its fields named as the table's columns;
+    verdicts, confidence and preference as the JSON text stored."""
+
+    pair_id: int
+    rubric_hash: str
+    rubric_name: str
+    judge_model: str
+    settings_hash: str
+    ord: str
+    request_hash: str | None
+    raw_completion: str | None
+    verdicts: str | None
+    confidence: str | None
+    preference: str | None
+    status: str
+    error: str | None
+    latency_ms: float | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    origin: str
+    created_at: str
+
+
+_COLUMNS = ResultRow._fields  # the insert names each value where the row holds it
 # A newer answer for the same key replaces the old one (judging again with --redo).
+_KEY = ("pair_id", "rubric_hash", "judge_model", "settings_hash", "ord", "rubric_name")
 _UPSERT = (
-    f"INSERT INTO judge_results ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
+    f"INSERT INTO judge_results ({', '.join(_COLUMNS)})"
+    f" VALUES ({', '.join('?' * len(_COLUMNS))})"
     " ON CONFLICT(pair_id, rubric_hash, judge_model, settings_hash, ord) DO UPDATE SET "
-    + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS[6:])
+    + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS if c not in _KEY)
 )
 
 
-def result_row(result: JudgeResult) -> tuple[Any, ...]:
-    return (
-        result.pair_id,
-        result.rubric_hash,
-        result.rubric_name,
-        result.judge_model,
-        result.settings_hash,
-        result.order.value,
-        result.request_hash,
-        result.raw_completion,
-        json.dumps({d: v.value for d, v in result.verdicts.items()}) if result.verdicts else None,
-        json.dumps(result.confidence) if result.confidence else None,
-        to_json(result.preference) if result.preference else None,  # digits as given
-        result.status.value,
-        result.error,
-        result.latency_ms,
-        result.prompt_tokens,
-        result.completion_tokens,
-        result.origin,
-        now(),
+def result_row(result: JudgeResult) -> ResultRow:
+    return ResultRow(
+        pair_id=result.pair_id,
+        rubric_hash=result.rubric_hash,
+        rubric_name=result.rubric_name,
+        judge_model=result.judge_model,
+        settings_hash=result.settings_hash,
+        ord=result.order.value,
+        request_hash=result.request_hash,
+        raw_completion=result.raw_completion,
+        verdicts=(
+            json.dumps({d: v.value for d, v in result.verdicts.items()})
+            if result.verdicts
+            else None
+        ),
+        confidence=json.dumps(result.confidence) if result.confidence else None,
+        preference=to_json(result.preference) if result.preference else None,  # digits as given
+        status=result.status.value,
+        error=result.error,
+        latency_ms=result.latency_ms,
+        prompt_tokens=result.prompt_tokens,
+        completion_tokens=result.completion_tokens,
+        origin=result.origin,
+        created_at=now(),
     )
 
 
-def insert_results(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+def insert_results(conn: sqlite3.Connection, rows: Sequence[ResultRow]) -> None:
     """Write prepared rows inside the caller's transaction."""
     conn.executemany(_UPSERT, rows)
 
@@ -118,12 +130,18 @@ def imported_answers(
         yield from map(ImportedAnswer._make, cursor)
 
 
-def outcomes(store: ProjectStore) -> list[tuple[str, float | None, str | None]]:
-    """(status, latency in ms, error) of every answer, in pair order: a small check's
-    whole story."""
-    return store.conn.execute(
+class Outcome(NamedTuple):
+    status: str
+    latency_ms: float | None
+    error: str | None
+
+
+def outcomes(store: ProjectStore) -> list[Outcome]:
+    """Every answer's outcome, in pair order: a small check's whole story."""
+    cursor = store.conn.execute(
         "SELECT status, latency_ms, error FROM judge_results ORDER BY pair_id"
-    ).fetchall()
+    )
+    return [Outcome(*row) for row in cursor]
 
 
 def finished_keys(
@@ -140,27 +158,45 @@ def finished_keys(
     )
 
 
+class StoredAnswer(NamedTuple):
+    """An answer to parse again: its text, and its confidence JSON as stored."""
+
+    id: int
+    order: str
+    raw_completion: str
+    confidence: str | None
+
+
 def answers_to_parse(
     store: ProjectStore, rubric_name: str, *, everything: bool
-) -> list[tuple[int, str, str, str | None]]:
-    """(result id, order, raw completion, confidence) of a rubric's parse failures, or with
-    ``everything`` of every answer but errors."""
+) -> list[StoredAnswer]:
+    """A rubric's parse failures, or with ``everything`` every answer but errors."""
     condition = "status != 'error'" if everything else "status = 'parse-failure'"
-    return store.conn.execute(
+    cursor = store.conn.execute(
         f"SELECT id, ord, raw_completion, confidence FROM judge_results"
         f" WHERE rubric_name = ? AND raw_completion IS NOT NULL AND {condition}",
         [rubric_name],
-    ).fetchall()
+    )
+    return [StoredAnswer(*row) for row in cursor]
 
 
-def update_parsed(store: ProjectStore, updates: list[tuple[Any, ...]]) -> None:
-    """(status, verdicts, confidence, error, result id) of answers parsed again, committed
-    together."""
+class Reparsed(NamedTuple):
+    """An answer parsed again: what to store for the result with this id."""
+
+    status: str
+    verdicts: str | None  # JSON text, as stored
+    confidence: str | None
+    error: str | None
+    id: int
+
+
+def update_parsed(store: ProjectStore, updates: list[Reparsed]) -> None:
+    """Answers parsed again, committed together."""
     with store.transaction():
         store.conn.executemany(
-            "UPDATE judge_results SET status = ?, verdicts = ?, confidence = ?, error = ?"
-            " WHERE id = ?",
-            updates,
+            "UPDATE judge_results SET status = :status, verdicts = :verdicts,"
+            " confidence = :confidence, error = :error WHERE id = :id",
+            [u._asdict() for u in updates],
         )
 
 
@@ -204,13 +240,30 @@ def judged_pairs(store: ProjectStore, rubric_name: str, judge_model: str) -> int
     ).fetchone()[0]
 
 
-def judge_summaries(store: ProjectStore) -> list[tuple[Any, ...]]:
-    """Per rubric and judge: pairs, answers, ok, parse failures, errors, first and last
-    answer time, and where the answers came from; judges most recent first."""
-    return store.conn.execute(
+class JudgeSummary(NamedTuple):
+    """One judge's answers for one rubric (each order of a pair counted)."""
+
+    rubric: str
+    judge: str
+    pairs: int  # pairs with an answer of any kind
+    answers: int
+    ok: int
+    parse_failures: int
+    errors: int
+    first_answer: str  # ISO 8601, UTC
+    last_answer: str
+    origins: list[str]  # "model", "batch", "import"
+
+
+def judge_summaries(store: ProjectStore) -> list[JudgeSummary]:
+    """Per rubric and judge, rubrics by name, each rubric's judges most recent first."""
+    cursor = store.conn.execute(
         "SELECT rubric_name, judge_model, count(DISTINCT pair_id), count(*),"
         " sum(status = 'ok'), sum(status = 'parse-failure'), sum(status = 'error'),"
         " min(created_at), max(created_at), group_concat(DISTINCT origin)"
         " FROM judge_results GROUP BY rubric_name, judge_model"
         " ORDER BY rubric_name, max(id) DESC"
-    ).fetchall()
+    )
+    return [
+        JudgeSummary._make((*row[:9], sorted(set((row[9] or "").split(","))))) for row in cursor
+    ]

@@ -5,4 +5,15 @@ readable without loading sqlite-utils (tests check these match migrations.py).""
 APPLICATION_ID = 0x5442524B
 
 MIGRATION_SET = "tiebreak"
-MIGRATION_NAMES = frozenset({"m001_initial", "m002_pair_identity", "m003_judge_preference"})
+MIGRATION_NAMES = frozenset(
+    {
+        "m001_initial",
+        "m002_pair_identity",
+        "m003_judge_preference",
+        "m004_conversations",
+        "m005_search_index",
+        "m006_samples",
+        "m007_judge_seen",
+        "m008_juries",
+    }
+)

@@ -9,10 +9,11 @@ shape").
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from desktop.domain.import_shapes.alpaca_eval import AlpacaEval
+from desktop.domain.import_shapes.arena_preference import ArenaPreference
 from desktop.domain.import_shapes.base import (
     Columns,
     FileAnswer,
@@ -21,10 +22,17 @@ from desktop.domain.import_shapes.base import (
     Shape,
     ShapedRecord,
 )
+from desktop.domain.import_shapes.fastchat import FastChatJudgments, FastChatPairs
+from desktop.domain.import_shapes.hh_rlhf import HhRlhf
 from desktop.domain.import_shapes.href import Href
+from desktop.domain.import_shapes.message_pairs import MessagePairs
+from desktop.domain.import_shapes.openai_preference import OpenAiPreference
 from desktop.domain.import_shapes.plain_pairs import PlainPairs
+from desktop.domain.import_shapes.trl import Trl
+from desktop.domain.import_shapes.votes import Votes
 
 __all__ = [
+    "FASTCHAT",
     "PLAIN",
     "SHAPES",
     "Columns",
@@ -39,10 +47,19 @@ __all__ = [
 ]
 
 PLAIN = PlainPairs()
+FASTCHAT = FastChatPairs()  # made of a FastChat folder by services/fastchat_source.py
 # Most particular first: a record is the first shape's that claims it.
 SHAPES: tuple[Shape, ...] = (
     AlpacaEval(),
     Href(),
+    Votes(),
+    FastChatJudgments(),
+    FASTCHAT,
+    ArenaPreference(),
+    OpenAiPreference(),
+    HhRlhf(),
+    Trl(),
+    MessagePairs(),
     PLAIN,
 )
 _BY_NAME = {shape.name: shape for shape in SHAPES}
@@ -63,7 +80,7 @@ def detect(fields: Mapping[str, Any]) -> Shape:
     return PLAIN
 
 
-def taken_over(records: list[tuple[str, Mapping[str, Any]]]) -> Shape | None:
+def taken_over(records: Sequence[tuple[str, Mapping[str, Any]]]) -> Shape | None:
     """The shape that takes over a plain-pairs file at the first of ``records`` that is
     its kind (see ``Shape.takes_over``), or None. Two lookups a record for a plain file."""
     for _, fields in records:

@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from desktop.domain.columns import resolve_columns
-from desktop.domain.results import Order
+from desktop.domain.results import Order, Status
 from desktop.domain.verdicts import Verdict
 
 _NONE: Mapping[str, Any] = MappingProxyType({})
@@ -35,15 +35,19 @@ class FileAnswer(NamedTuple):
     confidence: Mapping[str, float] = _NONE
     preference: Mapping[str, Any] = _NONE  # as the file gave it
     order: Order = Order.AB
+    status: Status = Status.OK  # PARSE_FAILURE: the file says its judge's answer was unread
 
 
 class FileVerdict(NamedTuple):
     """A person's verdict that a record carries: stored as that reviewer's verdict, mode
-    ``imported``. Several on one pair are several reviewers."""
+    ``imported``, with ``note`` as its note. Several on one pair are several reviewers;
+    one reviewer's second vote on a pair in the same import is kept as reviewer
+    ``NAME (vote 2)`` (see ``services/import_verdicts.py``)."""
 
     reviewer: str
     verdict: Verdict
     dimension: str = "overall"
+    note: str | None = None
 
 
 class ShapedRecord(NamedTuple):
@@ -103,6 +107,9 @@ class Shape:
     # The rubric its verdicts are given on unless `--rubric` names one.
     rubric: str = "href-overall"
     judge_rubric: JudgeRubric | None = None  # for shapes whose records carry judge answers
+    # Records read and written at a time: fewer for records that hold whole conversations
+    # (several KB each), so an import's memory stays near a single-turn import's.
+    batch: int = 2000
 
     def claims(self, fields: Mapping[str, Any]) -> bool:
         """Whether a record (one holding a mark) is this kind."""

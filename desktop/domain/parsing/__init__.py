@@ -46,6 +46,9 @@ unknown, missing or repeated aspect, a value other than A/B/tie, or JSON that do
 parse is a failure. An object with the aspects at the top level instead of under
 ``choices`` is accepted. Objects that give no complete answer (an echoed template) are
 skipped when another one does; objects that give different answers are ambiguous.
+``bracketed`` (FastChat's pairwise judges): see ``bracketed.py``; only ``[[A]]``,
+``[[B]]`` and ``[[C]]`` (tie) count, and they must agree.
+
 Near-JSON (single quotes, trailing commas, a missing closing brace) is not repaired, and a
 bare ``A`` where JSON was asked for is a failure: the rubric asked for JSON.
 """
@@ -55,6 +58,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from desktop.domain.parsing.bracketed import parse_bracketed
 from desktop.domain.parsing.free_text import clean, parse_comma_list, parse_single
 from desktop.domain.parsing.json_answers import parse_json
 from desktop.domain.parsing.parse_outcome import ParseOutcome, fail
@@ -99,6 +103,8 @@ def parse_answer(text: str, answer: AnswerFormat, dimensions: Sequence[str]) -> 
         return parse_single(text, dimensions)
     if kind is AnswerKind.COMMA_LIST:
         return parse_comma_list(text, dimensions)
+    if kind is AnswerKind.BRACKETED:
+        return parse_bracketed(text, dimensions)
     return parse_json(text, answer, dimensions)
 
 

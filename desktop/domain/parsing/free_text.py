@@ -190,7 +190,7 @@ def dimension_key(name: str) -> str:
 
 def by_label(
     pairs: Sequence[tuple[str, Verdict]], dimensions: Sequence[str]
-) -> tuple[dict[str, Verdict] | None, str | None]:
+) -> tuple[dict[str, Verdict], None] | tuple[None, str]:
     """Map (label, verdict) pairs onto the dimensions; every one exactly once."""
     dims = {dimension_key(d): d for d in dimensions}
     out: dict[str, Verdict] = {}
@@ -227,12 +227,12 @@ def parse_comma_list(text: str, dimensions: Sequence[str]) -> ParseOutcome:
             return fail(f"ambiguous answer: different verdict lists ({shown})")
         if len(first) != n:
             return fail(f"expected {n} verdicts, found {len(first)}")
-        labels = [label for label, _ in first]
+        labels = [label for label, _ in first if label]
         verdicts = [v for v in lists.pop() if v is not None]
         known = {dimension_key(d) for d in dimensions}
-        if all(labels) and {dimension_key(x or "") for x in labels} & known:
-            mapped, error = by_label(list(zip(labels, verdicts, strict=True)), dimensions)  # type: ignore[arg-type]
-            return fail(error) if mapped is None else ParseOutcome(mapped, None)
+        if len(labels) == n and {dimension_key(x) for x in labels} & known:  # all labelled
+            mapped = by_label(list(zip(labels, verdicts, strict=True)), dimensions)
+            return fail(mapped[1]) if mapped[0] is None else ParseOutcome(mapped[0], None)
         return ParseOutcome(dict(zip(dimensions, verdicts, strict=True)), None)
     dims = {dimension_key(d) for d in dimensions}
     labelled: list[tuple[str, Verdict]] = []
@@ -245,8 +245,8 @@ def parse_comma_list(text: str, dimensions: Sequence[str]) -> ParseOutcome:
             return fail(f"invalid verdict {short(m['w'])} for aspect {short(m['label'])}")
         labelled.append((m["label"], verdict))
     if labelled and (n > 1 or len(labelled) > 1):
-        mapped, error = by_label(labelled, dimensions)
-        return fail(error) if mapped is None else ParseOutcome(mapped, None)
+        mapped = by_label(labelled, dimensions)
+        return fail(mapped[1]) if mapped[0] is None else ParseOutcome(mapped[0], None)
     verdict, error = _one_verdict(text)
     if verdict is None:
         if error and error.startswith("no verdict"):

@@ -70,6 +70,9 @@ def _json_objects(text: str) -> tuple[list[dict[str, Any]], str | None]:
     return objects, error
 
 
+json_objects = _json_objects  # the same reading, for the judge's reasoning (judge_reasoning.py)
+
+
 def _get(obj: dict[str, Any], key: str) -> tuple[bool, Any]:
     """Case-insensitive key lookup: (found, value)."""
     if key in obj:

@@ -133,7 +133,8 @@ def list_head(text: str) -> str | None:
     if verdict is None:
         return None
     before = text[: verdict.start()]
-    run = _HEAD_RUN.match(before[::-1]).end()  # type: ignore[union-attr]  # always matches
+    head = _HEAD_RUN.match(before[::-1])  # it matches even nothing
+    run = head.end() if head else 0
     if _HEAD_SPACE.search(before, len(before) - run) is None:
         named = len(before) - run
         if _HEAD_NAMING.search(before, max(0, named - 10), named) is None:

@@ -22,11 +22,13 @@ from desktop.adapters.model_client import completion_from_body
 from desktop.adapters.rubric_files import rubric_from_text
 from desktop.adapters.store.pairs import pair_ids
 from desktop.adapters.store.project import ProjectStore
-from desktop.adapters.store.results import insert_results, result_row
+from desktop.adapters.store.results import ResultRow, insert_results, result_row
 from desktop.adapters.store.rubrics import rubric_text
 from desktop.domain.errors import ImportDataError, TiebreakError
 from desktop.domain.results import JudgeResult, Order, Status
 from desktop.domain.rubric import Rubric
+from desktop.domain.shown_text import shown
+from desktop.services.judging.applies import refuse_missing_fields
 from desktop.services.judging.interpret import interpret
 from desktop.services.judging.job import JudgeJob
 from desktop.services.project_rubrics import add_rubric
@@ -59,6 +61,7 @@ def export_batch(job: JudgeJob, out: Path) -> BatchExport:
     """Write every pending request of a job as one OpenAI Batch input file."""
     store = job.store
     check_target(out, keep=store.path)  # before the manifest is stored in the project
+    refuse_missing_fields(store, job.rubric, job.options)
     add_rubric(store, job.rubric)
     tasks, skipped = job.plan()
     tag = job_tag(job)
@@ -86,7 +89,7 @@ def export_batch(job: JudgeJob, out: Path) -> BatchExport:
 
 def import_batch(store: ProjectStore, path: Path) -> BatchImport:
     """Store a batch output file as results: all lines or none."""
-    rows: list[tuple[Any, ...]] = []
+    rows: list[ResultRow] = []
     counts = {Status.OK: 0, Status.PARSE_FAILURE: 0, Status.ERROR: 0}
     manifests: dict[str, tuple[dict[str, Any], Rubric]] = {}
     mask = key_masker()  # a server's text: it may echo a key
@@ -113,7 +116,7 @@ def import_batch(store: ProjectStore, path: Path) -> BatchImport:
         rows.append(result_row(result))
     with store.transaction():
         known = pair_ids(store)
-        missing = [r[0] for r in rows if r[0] not in known]
+        missing = [r.pair_id for r in rows if r.pair_id not in known]
         if missing:
             raise ImportDataError(f"{path}: pair #{missing[0]} is not in {store.path}")
         insert_results(store.conn, rows)
@@ -123,9 +126,11 @@ def import_batch(store: ProjectStore, path: Path) -> BatchImport:
 
 
 def _without_keys(result: JudgeResult, mask: Callable[[str], str]) -> JudgeResult:
+    """The result with keys hidden; its error (a server's message, shown later) one line
+    of characters, its answer kept as it came."""
     return dataclasses.replace(
         result,
-        error=result.error and mask(result.error),
+        error=result.error and shown(mask(result.error)),
         raw_completion=result.raw_completion and mask(result.raw_completion),
     )
 

@@ -14,7 +14,7 @@ from desktop.services.judging.job import JudgeJob
 def submit_batch(
     job: JudgeJob, *, poll_seconds: float = 30.0, log: Callable[[str], None] = lambda _: None
 ) -> BatchImport:
-    api = BatchAPI(job.base_url, job.api_key, timeout=job.profile.timeout)
+    api = BatchAPI(job.base_url, job.api_key, timeout=job.profile.timeout, password=job.password)
     with tempfile.TemporaryDirectory(prefix="tiebreak-batch-") as folder:
         request_file = Path(folder) / "requests.jsonl"
         exported = export_batch(job, request_file)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from desktop.adapters.model_client import Completion
 from desktop.adapters.store.project import ProjectStore
-from desktop.adapters.store.results import answers_to_parse, update_parsed
+from desktop.adapters.store.results import Reparsed, answers_to_parse, update_parsed
 from desktop.domain.results import Order, Status
 from desktop.domain.rubric import Rubric
 from desktop.services.judging.interpret import interpret
@@ -28,17 +28,18 @@ def reparse(store: ProjectStore, rubric: Rubric, *, everything: bool = False) ->
     rows = answers_to_parse(store, rubric.name, everything=everything)
     now_ok = 0
     updates = []
-    for result_id, order, raw, confidence in rows:
-        completion = Completion(raw, (), None, None, None, 1)
-        status, verdicts, _, error = interpret(rubric, Order(order), completion)
+    for row in rows:
+        completion = Completion(row.raw_completion, (), None, None, None, 1)
+        status, verdicts, _, error = interpret(rubric, Order(row.order), completion)
         now_ok += status is Status.OK
+        stored = json.dumps({d: v.value for d, v in verdicts.items()}) if verdicts else None
         updates.append(
-            (
-                status.value,
-                json.dumps({d: v.value for d, v in verdicts.items()}) if verdicts else None,
-                confidence if status is Status.OK else None,
-                error,
-                result_id,
+            Reparsed(
+                status=status.value,
+                verdicts=stored,
+                confidence=row.confidence if status is Status.OK else None,
+                error=error,
+                id=row.id,
             )
         )
     update_parsed(store, updates)

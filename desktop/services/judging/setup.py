@@ -10,6 +10,7 @@ from desktop.adapters.store.project import ProjectStore
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.requests import asks_logprobs
 from desktop.services.endpoints import endpoint_for
+from desktop.services.judging.applies import refuse_missing_fields
 from desktop.services.judging.job import JobOptions, JudgeJob
 from desktop.services.project_rubrics import find_rubric
 
@@ -24,12 +25,16 @@ def judge_job(
     options: JobOptions,
     *,
     endpoint: Endpoint | None = None,
+    judge_name: str | None = None,
+    fields_checked: bool = False,
 ) -> JudgeJob:
     """A job that asks ``endpoint``, else the profile's own (the built-in server started
     where the profile is the local one, able to give logprobs where the rubric reads
     them), with the rubric of that name as the project finds it; in both orders where the
     profile judges both by default, unless ``options.one_order``."""
     rubric = find_rubric(store, rubric_name)
+    if not fields_checked:  # a job of several judges checks the pairs once, first
+        refuse_missing_fields(store, rubric, options)
     if profile.swap and not options.one_order:  # its test found its verdicts flip
         options = replace(options, swap=True)
     if endpoint is None:
@@ -42,12 +47,15 @@ def judge_job(
         api_key=endpoint.api_key,
         options=options,
         server=endpoint.server,
+        password=endpoint.password,
+        judge_name=judge_name,
     )
 
 
 def file_job(
     store: ProjectStore, rubric_name: str, profile: ModelProfile, options: JobOptions
 ) -> JudgeJob:
-    """A job whose requests go into a batch file: no server is asked or started."""
+    """A job whose requests go into a batch file: no server is asked or started (the
+    export refuses pairs the rubric cannot apply to, once its target is found good)."""
     rubric = find_rubric(store, rubric_name)
     return JudgeJob(store, rubric, profile, base_url="", api_key=None, options=options)

@@ -5,6 +5,13 @@ An export's ``<dim>_human`` column is the reviewers' verdict on each dimension; 
 as one reviewer's verdict, marked mode "imported" (whether they saw the judge's verdict is
 not known). A CSV export defused formula-like cells with a leading quote, so pairs are
 matched on the cells exactly as exported, never on a guess at the original text.
+
+A JSONL export carries a conversation pair whole (``turn``, ``conversation_a``,
+``conversation_b``: every message): it is matched on its texts, generators and
+conversations, and a pair the project lacks is added with every message, the same pair
+an import of that file makes. A CSV flattens a conversation's turns into cells it cannot
+be rebuilt from exactly, so a conversation pair the project lacks stops a CSV merge, in
+one line that names the JSONL export instead.
 """
 
 from __future__ import annotations
@@ -16,27 +23,30 @@ from typing import Any
 
 from desktop.adapters.formats.cells import safe_cell, unescape
 from desktop.adapters.formats.readers import Record, in_batches, read_records, sniff_format
-from desktop.adapters.store.human_verdicts import insert_verdict, latest_row
+from desktop.adapters.store.human_verdicts import insert_verdict
 from desktop.adapters.store.pair_keys import content_key
-from desktop.adapters.store.pairs import (
-    identities_without_id,
-    identity_of_id,
-    ids_for_keys,
-    insert_rows,
-    new_row,
-)
+from desktop.adapters.store.pair_reader import Condition, PairQuery, read_pair, read_pairs
+from desktop.adapters.store.pairs import ids_for_keys, insert_rows, new_row
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import now
 from desktop.domain.columns import REQUIRED
+from desktop.domain.conversations import ConversationError, messages
 from desktop.domain.errors import ImportDataError, RubricError
+from desktop.domain.import_shapes.conversation_parts import compared_fields
 from desktop.domain.numerals import to_json
-from desktop.domain.pairs import FIELDS, IDENTITY_FIELDS, identity_clash
+from desktop.domain.pairs import CONVERSATION_FIELDS, FIELDS, IDENTITY_FIELDS, identity_clash
 from desktop.domain.rubric import dimension_problem
+from desktop.services.merge.current import current_rows
 from desktop.services.merge.report import BATCH, MergeReport
 from desktop.services.project_rubrics import dimensions_for
 
 NEEDED = ("instruction", "response_a", "response_b", "rubric")
 VERDICTS = ("A", "B", "tie")
+_IDENTITY = PairQuery(columns=("id", *IDENTITY_FIELDS, *CONVERSATION_FIELDS))
+_NAMES = {name: name for name in CONVERSATION_FIELDS}
+#: A conversation's texts, as a JSONL export gives them: the compared turn's.
+Talk = dict[str, str | int | None]
+_WITHOUT_ID = Condition("coalesce(p.external_id, '') = ''", {})
 
 
 def merge_export(
@@ -82,6 +92,7 @@ class _ExportMerge:
         self.reviewer, self.rubric = reviewer, rubric
         self.report = MergeReport(fmt)
         self._by_cells: dict[str, int] | None = None
+        self._by_talks: dict[str, int] | None = None
         self._dims: dict[str, tuple[str, ...] | None] = {}  # rubric -> its dimensions
         self.stamp = now()
 
@@ -89,8 +100,13 @@ class _ExportMerge:
         if not batch:
             return
         self.report.records += len(batch)
-        found = self._find(batch)
-        new = {i: self._pair_row(fields) for i, (_, fields) in enumerate(batch) if found[i] is None}
+        talks = [self._talk(where, fields) for where, fields in batch]
+        found = self._find(batch, talks)
+        new = {
+            i: self._pair_row(fields, talks[i])
+            for i, (_, fields) in enumerate(batch)
+            if found[i] is None
+        }
         if new:
             self.report.added_pairs += insert_rows(self.store.conn, list(new.values()))
             ids = ids_for_keys(self.store.conn, [row[0] for row in new.values()])
@@ -101,21 +117,52 @@ class _ExportMerge:
             assert pid is not None
             self._verdicts(where, fields, pid)
 
-    def _find(self, batch: list[Record]) -> list[int | None]:
+    def _talk(self, where: str, fields: Mapping[str, Any]) -> Talk | None:
+        """A JSONL row's conversations, checked, as the pair fields they give (all None
+        for the implied conversations of a single-turn pair), or None without any."""
+        if self.csv or (
+            fields.get("conversation_a") is None and fields.get("conversation_b") is None
+        ):
+            return None
+        try:
+            a = messages(fields.get("conversation_a"), "conversation_a")
+            b = messages(fields.get("conversation_b"), "conversation_b")
+        except ConversationError as exc:
+            raise ImportDataError(
+                f"{where}: field {exc.field!r}: {exc}; nothing was merged"
+            ) from None
+        talk = compared_fields(where, a, b, fields.get("turn"), _NAMES)
+        for name in REQUIRED:
+            if (fields.get(name) or "") != talk[name]:
+                raise ImportDataError(
+                    f"{where}: field {name!r} is not the compared turn's in the conversations;"
+                    " nothing was merged"
+                )
+        return talk
+
+    def _find(self, batch: list[Record], talks: list[Talk | None]) -> list[int | None]:
         """The project's pair for each row, checked to have the same text."""
         by_id = ids_for_keys(
             self.store.conn,
             ["id:" + ext for _, f in batch for ext in self._id_candidates(f)],
         )
         out: list[int | None] = []
-        for where, fields in batch:
+        for (where, fields), talk in zip(batch, talks, strict=True):
             candidates = self._id_candidates(fields)
             if candidates:
                 pid = next((by_id[k] for k in ("id:" + c for c in candidates) if k in by_id), None)
                 if pid is not None:
-                    self._check_same(where, fields, pid)
+                    self._check_same(where, fields, pid, talk)
+            elif talk is not None:
+                pid = self._talk_index().get(self._talk_key(fields, talk))
             else:
                 pid = self._cell_index().get(self._cells_key(fields))
+            if pid is None and self.csv and _flattened_conversation(fields):
+                raise ImportDataError(
+                    f"{where}: a conversation pair the project lacks; a CSV export holds its"
+                    " turns flattened, so merge the JSONL export (tiebreak export PROJECT"
+                    " FILE.jsonl) to add it whole; nothing was merged"
+                )
             out.append(pid)
         return out
 
@@ -135,6 +182,29 @@ class _ExportMerge:
     def _cells_key(self, fields: Mapping[str, Any]) -> str:
         return content_key(None, *self._cells(fields))
 
+    def _talk_key(self, fields: Mapping[str, Any], talk: Talk) -> str:
+        turn = talk["turn"]
+        conversation = None
+        if turn is not None:
+            conversation = (str(talk["conversation_a"]), str(talk["conversation_b"]), int(turn))
+        return content_key(None, *self._cells(fields), conversation=conversation)
+
+    def _talk_index(self) -> dict[str, int]:
+        """Pairs without an external id, keyed by their texts, generators and
+        conversations (a JSONL export's rows are matched so)."""
+        if self._by_talks is None:
+            self._by_talks = {}
+            for pair in read_pairs(self.store, _IDENTITY, where=_WITHOUT_ID):
+                f = pair.fields
+                turn = f.turn
+                conversation = None
+                if turn is not None:
+                    conversation = (f.conversation_a, f.conversation_b, turn)
+                texts = (getattr(f, name) for name in IDENTITY_FIELDS)
+                key = content_key(None, *texts, conversation=conversation)
+                self._by_talks.setdefault(key, pair.id)
+        return self._by_talks
+
     def _as_exported(self, text: str | None) -> str:
         text = text or ""
         return safe_cell(text) if self.csv else text
@@ -144,22 +214,36 @@ class _ExportMerge:
         writes them."""
         if self._by_cells is None:
             self._by_cells = {}
-            for pid, *texts in identities_without_id(self.store):
+            for pair in read_pairs(self.store, _IDENTITY, where=_WITHOUT_ID):
+                texts = (getattr(pair.fields, name) for name in IDENTITY_FIELDS)
                 key = content_key(None, *(self._as_exported(t) for t in texts))
-                self._by_cells.setdefault(key, pid)
+                self._by_cells.setdefault(key, pair.id)
         return self._by_cells
 
-    def _check_same(self, where: str, fields: Mapping[str, Any], pid: int) -> None:
-        """The same texts, and the same generators where both name one (as import)."""
-        mine = {f: self._as_exported(v) for f, v in identity_of_id(self.store, pid).items()}
-        field = identity_clash(mine, dict(zip(IDENTITY_FIELDS, self._cells(fields), strict=True)))
+    def _check_same(
+        self, where: str, fields: Mapping[str, Any], pid: int, talk: Talk | None
+    ) -> None:
+        """The same texts, the same generators where both name one (as import), and from
+        a JSONL export the same conversations."""
+        pair = read_pair(self.store, _IDENTITY, pid)
+        assert pair is not None  # found by its id a moment ago
+        mine: dict[str, str | int | None] = {
+            f: self._as_exported(getattr(pair.fields, f)) for f in IDENTITY_FIELDS
+        }
+        theirs: dict[str, str | int | None] = dict(
+            zip(IDENTITY_FIELDS, self._cells(fields), strict=True)
+        )
+        if talk is not None:
+            mine.update({f: getattr(pair.fields, f) for f in CONVERSATION_FIELDS})
+            theirs.update({f: talk[f] for f in CONVERSATION_FIELDS})
+        field = identity_clash(mine, theirs)
         if field is not None:
             raise ImportDataError(
                 f"{where}: pair {fields['external_id']} has the same id as pair #{pid}"
                 f" of the project but a different {field}; nothing was merged"
             )
 
-    def _pair_row(self, fields: Mapping[str, Any]) -> tuple[Any, ...]:
+    def _pair_row(self, fields: Mapping[str, Any], talk: Talk | None) -> tuple[Any, ...]:
         def text(name: str) -> str | None:
             value = fields.get(name)
             if value is None or value == "":
@@ -168,14 +252,17 @@ class _ExportMerge:
             return unescape(value) if self.csv else value
 
         ids = self._id_candidates(fields)
-        values = {f: text(f) for f in FIELDS}
+        values: dict[str, str | int | None] = {f: text(f) for f in FIELDS}
         values["external_id"] = ids[0] if ids else None
         for name in REQUIRED:  # a pair's texts are never absent, an empty one is ""
             values[name] = values[name] or ""
+        if talk is not None:  # every message, as an import of the export stores them
+            values.update({f: talk[f] for f in CONVERSATION_FIELDS})
         return new_row(values, metadata_text(fields.get("metadata")))
 
     def _verdicts(self, where: str, fields: Mapping[str, Any], pid: int) -> None:
         rubric = self.rubric or fields.get("rubric") or None
+        current = None  # what the project holds for this pair, read once it is needed
         for dim in self.dims:
             value = fields.get(f"{dim}_human")
             if value in (None, ""):
@@ -185,8 +272,10 @@ class _ExportMerge:
             if rubric is None:
                 raise ImportDataError(f"{where}: no rubric; name it with --rubric")
             self._check_dimension(where, rubric, dim)
-            latest = latest_row(self.store, pid, rubric, dim, self.reviewer)
-            if latest is not None and latest[0] == value:
+            if current is None:
+                current = current_rows(self.store, pid, rubric)
+            latest = current.get((dim, self.reviewer))
+            if latest is not None and latest.verdict == value:
                 self.report.verdicts_present += 1
                 continue
             insert_verdict(
@@ -224,6 +313,18 @@ class _ExportMerge:
         problem = dimension_problem(dim) if dims is None else None
         if problem is not None:
             raise ImportDataError(f"{where}: column {dim}_human: {problem}; nothing was merged")
+
+
+def _flattened_conversation(fields: Mapping[str, Any]) -> bool:
+    """A CSV row of a conversation of more than one turn (or with a system message): what
+    its per-turn cells (``conversation_export.csv_columns``) cannot give back exactly."""
+    if str(fields.get("turn") or "1") != "1" or fields.get("system"):
+        return True
+    return any(
+        value not in (None, "")
+        for name, value in fields.items()
+        if name.startswith("turn_") and not name.startswith("turn_1_")
+    )
 
 
 def metadata_text(value: Any) -> str | None:

@@ -3,21 +3,22 @@ copied, each row only if it is newer than the same reviewer's latest verdict her
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
 
-from desktop.adapters.store.human_verdicts import every_row, insert_verdict, latest_row
-from desktop.adapters.store.pairs import (
-    identities_for_keys,
-    identity_of,
-    ids_for_keys,
-    insert_rows,
-    stored_rows,
-)
+from desktop.adapters.store.human_verdicts import every_row, insert_verdict
+from desktop.adapters.store.pair_reader import EVERY_STORED_FIELD, PairQuery, read_pairs
+from desktop.adapters.store.pairs import identities_for_keys, ids_for_keys, insert_rows, stored_row
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import copy_new_rubrics
 from desktop.domain.errors import ImportDataError
+from desktop.domain.pair_record import PairRecord
 from desktop.domain.pairs import identity_clash
+from desktop.services.merge.current import current_rows
 from desktop.services.merge.report import BATCH, MergeReport
+
+# A pair as the other file stores it: its key, conversations and metadata text are copied
+# as they are.
+_STORED = PairQuery(columns=(*EVERY_STORED_FIELD, "pair_key", "metadata_text"))
 
 
 def merge_project(store: ProjectStore, source: ProjectStore) -> MergeReport:
@@ -32,20 +33,20 @@ class _ProjectMerge:
         self.ids: dict[int, int] = {}  # source pair id -> project pair id
 
     def run(self) -> MergeReport:
-        for batch in stored_rows(self.source, BATCH):
+        for batch in _batches(read_pairs(self.source, _STORED)):
             self._match(batch)
         copy_new_rubrics(self.store, self.source)
-        # Each reviewer's latest verdict here before the merge: their rows from the other
-        # file count only if newer (several may share a millisecond, so not the latest
-        # row at the moment of inserting).
-        before: dict[tuple[int, str, str, str], str | None] = {}
+        # Each reviewer's current row here before the merge, read once per pair and rubric
+        # before any row of theirs is added: rows from the other file count only if newer
+        # (several may share a millisecond, so not the latest row at the moment of inserting).
+        before: dict[tuple[int, str], dict[tuple[str, str], str]] = {}
         for row in every_row(self.source):
             pid = self.ids[row["pair_id"]]
-            key = (pid, row["rubric_name"], row["dimension"], row["reviewer"])
+            key = (pid, row["rubric_name"])
             if key not in before:
-                latest = latest_row(self.store, *key)
-                before[key] = latest[1] if latest else None
-            stamp = before[key]
+                current = current_rows(self.store, *key)
+                before[key] = {slot: r.created_at for slot, r in current.items()}
+            stamp = before[key].get((row["dimension"], row["reviewer"]))
             if stamp is not None and stamp >= row["created_at"]:
                 self.report.verdicts_present += 1
                 continue
@@ -54,13 +55,13 @@ class _ProjectMerge:
             self.report.reviewers.add(row["reviewer"])
         return self.report
 
-    def _match(self, batch: list[tuple[Any, ...]]) -> None:
-        keys = [row[1] for row in batch]
+    def _match(self, batch: list[PairRecord]) -> None:
+        pairs = [record.fields._asdict() for record in batch]
+        keys = [pair["pair_key"] for pair in pairs]
         known = identities_for_keys(self.store.conn, keys)
-        for row in batch:
-            if row[1] in known:
-                pid, mine = known[row[1]]
-                theirs = identity_of(row[1:])
+        for theirs in pairs:
+            if theirs["pair_key"] in known:
+                pid, mine = known[theirs["pair_key"]]
                 field = identity_clash(mine, theirs)
                 if field is not None:
                     raise ImportDataError(
@@ -70,8 +71,20 @@ class _ProjectMerge:
                     )
         self.report.records += len(batch)
         self.report.matched += len(known)
+        new = [pair for pair in pairs if pair["pair_key"] not in known]
         self.report.added_pairs += insert_rows(
-            self.store.conn, [row[1:] for row in batch if row[1] not in known]
+            self.store.conn, [stored_row(pair, pair["metadata_text"]) for pair in new]
         )
         ids = ids_for_keys(self.store.conn, keys)
-        self.ids.update({row[0]: ids[row[1]] for row in batch})
+        self.ids.update({pair["id"]: ids[pair["pair_key"]] for pair in pairs})
+
+
+def _batches(records: Iterator[PairRecord]) -> Iterator[list[PairRecord]]:
+    batch: list[PairRecord] = []
+    for record in records:
+        batch.append(record)
+        if len(batch) == BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

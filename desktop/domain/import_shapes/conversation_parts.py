@@ -1,0 +1,124 @@
+"""What the conversation shapes share: two sides read into a pair's fields with every
+error naming the record and the file's own field, the columns beside the conversations
+(id, generators, category, ...), and which side of a preference record is A.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from desktop.domain.columns import candidates
+from desktop.domain.conversations import (
+    Conversation,
+    ConversationError,
+    decoded,
+    first_difference,
+    messages,
+    pair_fields,
+    to_json,
+)
+from desktop.domain.errors import ImportDataError
+from desktop.domain.import_shapes.base import Columns
+from desktop.domain.import_shapes.plain_pairs import pair_fields as plain_fields
+from desktop.domain.verdicts import Verdict
+
+# The pair fields a conversation record may give in columns of their own.
+BESIDE = ("external_id", "model_a", "model_b", "category", "reference", "source")
+# Where a conversation's default rubric comes from: FastChat's MT-bench pairwise question
+# (which answer is better, one dimension, ``overall``), the question every one of these
+# data sets asked its people or judge.
+RUBRIC = "pair-v2"
+# A batch of records that hold whole conversations (see ``Shape.batch``).
+BATCH = 500
+
+
+def beside_columns(
+    names: Iterable[str],
+    overrides: Mapping[str, str],
+    taken: Iterable[str],
+    fields: tuple[str, ...] = BESIDE,
+) -> dict[str, str]:
+    """Field -> column for the ``fields`` a record names by their common names (or
+    ``--map``), leaving out the columns the shape reads itself (``taken``)."""
+    present = list(names)
+    lowered = {c.strip().lower(): c for c in present}
+    used = set(taken)
+    out: dict[str, str] = {}
+    for field in fields:
+        column = overrides.get(field)
+        if column is None:
+            column = next(
+                (lowered[n] for n in candidates(field) if n in lowered and lowered[n] not in used),
+                None,
+            )
+        if column is not None and column in present and column not in used:
+            out[field] = column
+            used.add(column)
+    return out
+
+
+def side(where: str, value: Any, column: str, *, encoded: bool = True) -> Conversation:
+    """One side as messages; a side given as JSON text is decoded first (``encoded``)."""
+    try:
+        return messages(decoded(value, column) if encoded else value, column)
+    except ConversationError as exc:
+        raise ImportDataError(f"{where}: field {column!r}: {exc}") from None
+
+
+def compared_fields(
+    where: str,
+    a: Conversation,
+    b: Conversation,
+    turn: Any,
+    names: Mapping[str, str],
+) -> dict[str, Any]:
+    """The pair fields of two sides compared at ``turn`` (None: the last). ``names`` maps
+    ``conversation_a``, ``conversation_b`` and ``turn`` to the file's own fields, so an
+    error names what the user wrote."""
+    if turn is not None and type(turn) is not int:
+        try:
+            turn = int(str(turn))
+        except ValueError:
+            raise ImportDataError(
+                f"{where}: field {names.get('turn', 'turn')!r}: must be a whole number from 1,"
+                f" got {turn!r}"
+            ) from None
+    try:
+        return pair_fields(a, b, turn)
+    except ConversationError as exc:
+        column = names.get(exc.field, exc.field)
+        raise ImportDataError(f"{where}: field {column!r}: {exc}") from None
+
+
+def beside_fields(where: str, fields: Mapping[str, Any], columns: Columns) -> dict[str, str | None]:
+    """The pair fields held in columns beside the conversations, checked as plain ones."""
+    return plain_fields(where, fields, columns)
+
+
+def with_oriented(
+    chosen: Conversation, rejected: Conversation
+) -> tuple[Conversation, Conversation, Verdict]:
+    """A preference record's two sides as A and B, and the verdict its preference is.
+
+    The chosen side is A when the first byte of SHA-256 over both sides as stored (chosen,
+    a NUL, rejected) is even, else B: about half the pairs each way, so a judge's position
+    bias cannot pass for agreement, and the same record always gives the same pair, so a
+    re-import adds nothing."""
+    digest = hashlib.sha256()
+    digest.update(to_json(chosen).encode("utf-8", "surrogatepass"))
+    digest.update(b"\x00")
+    digest.update(to_json(rejected).encode("utf-8", "surrogatepass"))
+    if digest.digest()[0] % 2 == 0:
+        return chosen, rejected, Verdict.A
+    return rejected, chosen, Verdict.B
+
+
+def parting_turn(where: str, a: Conversation, b: Conversation, column: str) -> int | None:
+    """The compared turn of two whole transcripts of one chat: the first assistant turn
+    at which they differ (None: the last, for two that never differ)."""
+    try:
+        return first_difference(a, b)
+    except ConversationError as exc:
+        raise ImportDataError(f"{where}: field {column!r}: {exc}") from None

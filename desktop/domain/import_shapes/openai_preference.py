@@ -1,0 +1,66 @@
+"""OpenAI's preference fine-tuning records: ``input.messages`` (the chat so far),
+``preferred_output`` and ``non_preferred_output`` (each the assistant's message list).
+Each side is the input's messages and one output, compared at the output's first answer;
+the rest of ``input`` (``tools``, ``parallel_tool_calls``) is kept as metadata. Which side
+is A follows from the two sides' content (``conversation_parts.with_oriented``); the
+preference becomes reviewer ``openai-preference``'s verdict on ``overall``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from desktop.domain.conversations import answers
+from desktop.domain.errors import ImportDataError
+from desktop.domain.import_shapes.base import Columns, FileVerdict, Shape, ShapedRecord
+from desktop.domain.import_shapes.conversation_parts import (
+    BATCH,
+    RUBRIC,
+    beside_columns,
+    beside_fields,
+    compared_fields,
+    side,
+    with_oriented,
+)
+from desktop.domain.import_shapes.plain_pairs import kept
+
+_SIDES = ("preferred_output", "non_preferred_output")
+
+
+class OpenAiPreference(Shape):
+    name = "openai-preference"
+    title = "OpenAI preference fine-tuning (input.messages, preferred_output, non_preferred_output)"
+    marks = ("preferred_output",)
+    rubric = RUBRIC
+    batch = BATCH
+
+    def claims(self, fields: Mapping[str, Any]) -> bool:
+        return "input" in fields and "non_preferred_output" in fields
+
+    def columns(self, names: Iterable[str], overrides: Mapping[str, str], where: str) -> Columns:
+        taken = (*_SIDES, "input")
+        by_field = beside_columns(names, overrides, taken)
+        return Columns(by_field, frozenset(by_field.values()) | frozenset(taken))
+
+    def read(self, where: str, fields: Mapping[str, Any], columns: Columns) -> ShapedRecord:
+        given = fields.get("input")
+        if not isinstance(given, dict) or "messages" not in given:
+            raise ImportDataError(f"{where}: field 'input': must be an object with messages")
+        start = side(where, given["messages"], "input.messages", encoded=False)
+        preferred = start + side(where, fields.get(_SIDES[0]), _SIDES[0], encoded=False)
+        other = start + side(where, fields.get(_SIDES[1]), _SIDES[1], encoded=False)
+        a, b, verdict = with_oriented(preferred, other)
+        names = (
+            {"conversation_a": _SIDES[0], "conversation_b": _SIDES[1]}
+            if verdict == "A"
+            else {"conversation_a": _SIDES[1], "conversation_b": _SIDES[0]}
+        )
+        turn = len(answers(start)) + 1
+        values: dict[str, Any] = beside_fields(where, fields, columns)
+        values.update(compared_fields(where, a, b, turn, {**names, "turn": _SIDES[0]}))
+        metadata = kept(fields, columns.members)
+        rest = {k: v for k, v in given.items() if k != "messages"}
+        if rest:
+            metadata["input"] = rest
+        return ShapedRecord(values, metadata, reviews=(FileVerdict(self.name, verdict),))

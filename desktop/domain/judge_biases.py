@@ -1,0 +1,117 @@
+"""A judge's own biases, measured as AlpacaEval measures them (``src/alpaca_eval/analyze.py``,
+``get_length_biases``, ``get_list_biases`` and "Proba. prefer 1" in
+``get_metrics_evaluator``; ``utils.contains_list``; tatsu-lab/alpaca_eval): how often it
+prefers the longer answer, the answer with a list, and the first answer shown.
+
+Each pair is (output_1, output_2, preference) on AlpacaEval's scale: 1 prefers output_1,
+2 output_2, fractional values between, 0 AlpacaEval's old draw, None no verdict. Its rules,
+kept exactly so the figures equal its own on the same annotations:
+
+- the preferred answer is output_1 where 1 <= preference < 1.5, else output_2; the other
+  is output_1 where 1.5 < preference <= 2, else output_2. So a tie (1.5), a 0 draw or
+  None leaves both "answers" output_2, which neither share counts;
+- prefer longer: over pairs whose preferred and other answer differ by more than 30
+  characters, the share where the preferred one is longer;
+- prefer lists: over pairs where exactly one of the two has a list (``contains_list``:
+  AlpacaEval's patterns, which also match a hyphenated word or "e.g. this"), the share
+  where the preferred one has it;
+- prefer 1: 2 - the mean preference, so 1 always prefers output_1, 0 never, 0.5 is no
+  position bias; a 0 draw counts as 0 in that mean, as AlpacaEval counts it (give a tie
+  as 1.5 to keep it neutral).
+
+AlpacaEval first drops repeated (instruction, output_1, output_2) rows; give each pair
+once. A share with nothing to count is None.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import NamedTuple, TypeVar
+
+T = TypeVar("T")
+
+SIGNIFICANT_DELTA_LENGTH = 30
+
+# AlpacaEval's four patterns, each without its leading \s* and with one digit or word
+# character where it has + : for "is there a match anywhere" they are the same test (a
+# match of either form contains a match of the other), without retrying every run of
+# spaces from each of its positions. Its patterns: r"(\s*•\s*|\s*\*\s*)(\w+)" (bullets),
+# r"(\s*\d+\.|\s*\d+\))\s*(\w+)" (numbered), r"(\s*[a-zA-Z]\.|\s*[a-zA-Z]\))\s*(\w+)"
+# (lettered), r"(\s*-\s*)(\w+)" (dashes).
+_LIST = re.compile(r"[•*]\s*\w|\d[.)]\s*\w|[a-zA-Z][.)]\s*\w|-\s*\w")
+
+
+def contains_list(text: str) -> bool:
+    """AlpacaEval's test for a list or bullet points in an answer."""
+    return _LIST.search(text) is not None
+
+
+@dataclass(frozen=True)
+class JudgeBiases:
+    prefer_longer: float | None
+    longer_pairs: int  # pairs whose answers differ by more than 30 characters
+    prefer_lists: float | None
+    list_pairs: int  # pairs where exactly one answer has a list
+    prefer_first: float | None
+    preferences: int  # pairs with a preference
+
+
+class Answer(NamedTuple):
+    """What the figures need of one answer: its length in characters and whether it has a
+    list (``contains_list``), worked out once per answer however many dimensions use it."""
+
+    length: int
+    has_list: bool
+
+
+def answer(text: str) -> Answer:
+    return Answer(len(text), contains_list(text))
+
+
+def _chosen(output_1: T, output_2: T, preference: float | None) -> tuple[T, T]:
+    """(preferred, other) by AlpacaEval's rule (module docstring)."""
+    if preference is None or math.isnan(preference):
+        return output_2, output_2
+    preferred = output_1 if 1 <= preference < 1.5 else output_2
+    other = output_1 if 1.5 < preference <= 2 else output_2
+    return preferred, other
+
+
+def judge_biases(
+    pairs: Iterable[tuple[str, str, float | None]],
+    significant_delta_length: int = SIGNIFICANT_DELTA_LENGTH,
+) -> JudgeBiases:
+    """The three figures for one judge over its pairs (module docstring)."""
+    return biases_of_answers(
+        ((answer(o1), answer(o2), p) for o1, o2, p in pairs), significant_delta_length
+    )
+
+
+def biases_of_answers(
+    pairs: Iterable[tuple[Answer, Answer, float | None]],
+    significant_delta_length: int = SIGNIFICANT_DELTA_LENGTH,
+) -> JudgeBiases:
+    """``judge_biases`` over answers already measured."""
+    longer = longer_n = lists = lists_n = 0
+    given: list[float] = []
+    for output_1, output_2, preference in pairs:
+        if preference is not None and not math.isnan(preference):
+            given.append(preference)
+        preferred, other = _chosen(output_1, output_2, preference)
+        if abs(preferred.length - other.length) > significant_delta_length:
+            longer_n += 1
+            longer += preferred.length > other.length
+        if preferred.has_list != other.has_list:
+            lists_n += 1
+            lists += preferred.has_list
+    return JudgeBiases(
+        prefer_longer=longer / longer_n if longer_n else None,
+        longer_pairs=longer_n,
+        prefer_lists=lists / lists_n if lists_n else None,
+        list_pairs=lists_n,
+        prefer_first=2 - math.fsum(given) / len(given) if given else None,
+        preferences=len(given),
+    )

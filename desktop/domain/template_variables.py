@@ -1,0 +1,139 @@
+"""The variables a rubric template may read, and their values for one pair.
+
+Every pair, single-turn or conversation, gets the same names, so one rubric judges both:
+
+- ``instruction``, ``response_a``, ``response_b``, ``reference``, ``source``, ``fewshot``
+  (the compared turn's request and answers for a conversation pair);
+- the conversations: ``messages_a``, ``messages_b`` (each side's every message, a list of
+  ``{"role", "content"}``), ``history`` (the messages before the compared answers that
+  both sides share), ``turn`` (the compared assistant turn, from 1), ``turns`` (how many
+  assistant turns both sides have), ``system`` (the system message, or "");
+- FastChat's names (``fastchat/llm_judge/data/judge_prompts.jsonl``): ``question``,
+  ``answer_a``, ``answer_b`` (the compared turn's) and per turn ``question_1``,
+  ``answer_a_1``, ``answer_b_1``, ``ref_answer_1``, ... A template that reads a turn the
+  pair does not have is refused for that pair in one line.
+
+``ref_answer_k`` is the pair's ``reference`` for the compared turn; a conversation pair may
+carry every turn's reference answer as a list in its metadata (``reference_turns``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from desktop.domain.conversations import shared_history, turn_fields
+from desktop.domain.errors import RubricError
+from desktop.domain.pairs import OPTIONAL_FIELDS, Pair
+
+#: The names every pair has (per-turn names are PER_TURN, below).
+TEMPLATE_VARIABLES = (
+    "instruction",
+    "response_a",
+    "response_b",
+    "reference",
+    "source",
+    "fewshot",
+    "messages_a",
+    "messages_b",
+    "history",
+    "turn",
+    "turns",
+    "system",
+    "question",
+    "answer_a",
+    "answer_b",
+)
+#: Per-turn names, as FastChat spells them: ``question_1``, ``answer_b_2``, ``ref_answer_1``.
+PER_TURN = re.compile(r"(question|answer_a|answer_b|ref_answer)_([1-9][0-9]{0,3})")
+#: How the known names are listed in an error.
+KNOWN = ", ".join((*TEMPLATE_VARIABLES, "question_N", "answer_a_N", "answer_b_N", "ref_answer_N"))
+
+
+def is_known(name: str) -> bool:
+    return name in TEMPLATE_VARIABLES or PER_TURN.fullmatch(name) is not None
+
+
+def _messages(conversation: tuple[Any, ...]) -> list[dict[str, str]]:
+    return [{"role": m.role, "content": m.content} for m in conversation]
+
+
+def variables_for(
+    rubric_name: str,
+    requires: tuple[str, ...],
+    pair: Pair,
+    fewshot: str,
+    used: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
+    """The template variables for one pair. A field the rubric ``requires`` must be
+    present, and so must every per-turn name in ``used`` (what the templates read)."""
+    for name in requires:
+        value = getattr(pair, name)
+        if value is None or not value.strip():
+            raise RubricError(f"{rubric_name} needs a {name}, but {pair.label} has none")
+    variables: dict[str, Any] = {
+        "instruction": pair.instruction,
+        "response_a": pair.response_a,
+        "response_b": pair.response_b,
+        "fewshot": fewshot,
+    }
+    for name in OPTIONAL_FIELDS:
+        variables[name] = getattr(pair, name) or ""
+    a, b = pair.conversations()
+    turn = pair.compared_turn
+    if pair.is_conversation:
+        fields = turn_fields(a, b, turn, _references(pair))
+        if pair.reference:
+            fields.setdefault(f"ref_answer_{turn}", pair.reference)
+        history = shared_history(a, b, turn)
+    else:  # one request, one answer each: no need to compare what is known equal
+        fields = {"turn": 1, "question": pair.instruction, "question_1": pair.instruction}
+        fields |= {"answer_a": pair.response_a, "answer_b": pair.response_b}
+        fields |= {"answer_a_1": pair.response_a, "answer_b_1": pair.response_b}
+        if pair.reference:
+            fields["ref_answer_1"] = pair.reference
+        history = a[:1]
+    fields.setdefault("system", "")
+    variables |= fields
+    variables["turns"] = sum(1 for name in fields if name.startswith("answer_a_"))
+    variables["messages_a"], variables["messages_b"] = _messages(a), _messages(b)
+    variables["history"] = _messages(history)
+    _check_turns(rubric_name, pair, used, variables)
+    return variables
+
+
+def _check_turns(
+    rubric_name: str, pair: Pair, used: frozenset[str], variables: dict[str, Any]
+) -> None:
+    """Every per-turn name the templates read is there and no later than the compared
+    turn: FastChat's two-turn judges on a pair compared at turn 1 would judge turn 2."""
+    for name in sorted(used, key=lambda n: (n in variables, n)):
+        match = PER_TURN.fullmatch(name)
+        if match is None:
+            continue
+        k = int(match.group(2))
+        if name in variables:
+            if k > variables["turn"]:
+                raise RubricError(
+                    f"{rubric_name} reads {name}, a turn after the one {pair.label} compares"
+                    f" (turn {variables['turn']})"
+                )
+            continue
+        if match.group(1) == "ref_answer":
+            raise RubricError(
+                f"{rubric_name} reads {name}, but {pair.label} has no reference answer for turn {k}"
+            )
+        have = variables["turns"]
+        raise RubricError(
+            f"{rubric_name} reads {name}, but {pair.label} has {have} turn"
+            f"{'s' if have != 1 else ''}"
+        )
+
+
+def _references(pair: Pair) -> list[str]:
+    """Each turn's reference answer: the metadata's ``reference_turns`` where it is a list
+    of texts, else the pair's reference at the compared turn alone."""
+    given = pair.metadata.get("reference_turns") if pair.metadata else None
+    if isinstance(given, list) and all(isinstance(t, str) for t in given):
+        return given
+    return []

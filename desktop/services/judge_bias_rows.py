@@ -1,0 +1,79 @@
+"""The biases of every judge of a rubric, as AlpacaEval measures them (``domain.judge_biases``:
+the longer answer, the answer with a list, the first position), one row per judge and
+dimension: the chosen judge's are its figure ``biases``; each other judge with answers for
+the rubric is read in the same pass over the pairs, its verdicts ruled as its own."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from desktop.domain.head_to_head import b_score
+from desktop.domain.judge_policy import policy_for
+from desktop.services.figure_formats import count, num, pct
+from desktop.services.figures import Column
+
+if TYPE_CHECKING:
+    from desktop.domain.judge_biases import Answer, JudgeBiases
+    from desktop.domain.pair_record import PairRecord
+
+
+@dataclass(frozen=True)
+class JudgeBiasRow:
+    judge: str
+    dimension: str
+    biases: JudgeBiases | None  # None: the judge gave no verdict on the dimension
+
+
+class OtherJudges:
+    """Each other judge's preference per pair and dimension, kept for ``rows``."""
+
+    def __init__(self, judges: list[str], dims: tuple[str, ...]) -> None:
+        self.policies = [policy_for(j) for j in judges]
+        self.dims = dims
+        self.preferences: dict[tuple[str, str], list[tuple[int, float]]] = {
+            (j, d): [] for j in judges for d in dims
+        }
+
+    def add(self, record: PairRecord) -> None:
+        for policy in self.policies:
+            ruling = policy.rule(record)
+            if not ruling.judged:
+                continue
+            for dim in self.dims:
+                preference = ruling.preference(dim)
+                if preference is not None and (
+                    b_score(ruling.verdict(dim).verdict, preference) is not None
+                ):
+                    self.preferences[(policy.name, dim)].append((record.id, preference))
+
+    def answer_ids(self) -> list[int]:
+        return [pid for kept in self.preferences.values() for pid, _ in kept]
+
+    def rows(self, answers: Mapping[int, tuple[Answer, Answer]]) -> list[JudgeBiasRow]:
+        from desktop.domain.judge_biases import biases_of_answers
+
+        return [
+            JudgeBiasRow(
+                judge,
+                dim,
+                biases_of_answers((*answers[pid], p) for pid, p in kept) if kept else None,
+            )
+            for (judge, dim), kept in self.preferences.items()
+        ]
+
+
+def _biases(attribute: str) -> Callable[[JudgeBiasRow], Any]:
+    return lambda r: None if r.biases is None else getattr(r.biases, attribute)
+
+
+#: The table's columns after the judge's name and the dimension.
+COLUMNS: tuple[Column, ...] = (
+    Column("prefer_longer", "longer", 7, _biases("prefer_longer"), pct, gap=2),
+    Column("longer_pairs", "pairs", 8, _biases("longer_pairs"), count),
+    Column("prefer_lists", "lists", 7, _biases("prefer_lists"), pct, gap=2),
+    Column("list_pairs", "pairs", 8, _biases("list_pairs"), count),
+    Column("prefer_first", "first", 7, _biases("prefer_first"), num, gap=2),
+    Column("preferences", "verdicts", 9, _biases("preferences"), count),
+)

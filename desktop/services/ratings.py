@@ -1,0 +1,239 @@
+"""Ratings across generators (`tiebreak stats --ratings`): Bradley-Terry ratings of every
+model named as a pair's ``model_a`` or ``model_b``, on the Elo scale (400 points are 10:1
+odds, mean 1000 or one model anchored), with 95% intervals by the sandwich estimator and
+by bootstrap, ranks that respect the intervals, and the win rate between every two. The
+arithmetic is ``domain.ratings`` (equal to LMArena's arena-rank).
+
+A verdict is a battle between the pair's two generators, B's score the value: B 1, a tie
+0.5 (half a win each way), A 0, or the judge's fractional preference where a file gave one.
+The judge's verdicts count one per pair (both orders combined, as everywhere); the
+reviewers' (``humans``) one per reviewer's current verdict, as Arena counts every vote. A
+pair without two different generator names says nothing about ratings and is counted as
+left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from desktop.adapters.store.pair_reader import PairQuery, read_pairs
+from desktop.adapters.store.project import ProjectStore
+from desktop.adapters.store.rubrics import rubric_names
+from desktop.domain.errors import TiebreakError
+from desktop.domain.head_to_head import b_score
+from desktop.domain.judge_policy import policy_for
+from desktop.domain.pair_view import PairView
+from desktop.services.figure_formats import DASH, count
+from desktop.services.figures import Column
+from desktop.services.rubric_choice import Judge, dimensions_of, pick_judge, require_rubric
+
+if TYPE_CHECKING:  # numpy loads when ratings are first computed
+    from desktop.domain.ratings import Ratings
+
+HUMANS = "reviewers"
+_COLUMNS = ("id", "model_a", "model_b")
+
+
+@dataclass(frozen=True)
+class ModelRating:
+    """One generator's row, in rating order."""
+
+    model: str
+    rating: float
+    sandwich: tuple[float, float]  # the interval by the sandwich estimator
+    sandwich_rank: int  # 1 + the models whose lower bound is above this upper bound
+    bootstrap: tuple[float, float] | None  # by bootstrap; None with --rounds 0
+    bootstrap_rank: int | None
+    battles: int  # verdicts it took part in
+
+
+@dataclass(frozen=True)
+class GeneratorRatings:
+    """The ratings of one rubric's dimension, from one source of verdicts."""
+
+    rubric: str
+    dimension: str
+    source: str  # the judge's name, or "reviewers"
+    verdicts: int  # battles rated
+    left_out: int  # verdicts on pairs without two different generator names
+    models: list[ModelRating]  # highest rating first; empty with fewer than two generators
+    #: win_rate[i][j]: the share of verdicts between models[i] and models[j] that went to
+    #: models[i] (a tie half), None where they never met; expected_win_rate what the
+    #: ratings predict for it.
+    win_rate: list[list[float | None]]
+    expected_win_rate: list[list[float]]
+    mle_exists: bool  # False: a model won or lost every verdict; its interval means little
+    level: float
+    rounds: int
+    seed: int
+    anchor: tuple[str, float] | None
+
+
+def rate_generators(
+    store: ProjectStore,
+    rubric: str | None = None,
+    judge_model: Judge = None,
+    *,
+    humans: bool = False,
+    anchor: tuple[str, float] | None = None,
+    rounds: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> list[GeneratorRatings]:
+    """Ratings per rubric (the one named, else every rubric with verdicts) and dimension,
+    from the judge's verdicts (``judge_model``, default the latest used) or, with
+    ``humans``, the reviewers'. ``anchor`` (model, rating) puts that model at that rating
+    instead of the mean at 1000; ``rounds`` bootstrap rounds, seeded by ``seed`` (0: no
+    bootstrap). Errors are one-line ``TiebreakError``s."""
+    if rounds < 0:
+        raise TiebreakError(f"--rounds must be 0 or more, got {rounds}")
+    if not 0.0 < level < 1.0:
+        raise TiebreakError(f"the intervals' level must be between 0 and 1, got {level}")
+    names = rubric_names(store)
+    if rubric is not None:
+        names = [require_rubric(store, rubric, names)]
+    fit = _Fit(anchor, rounds, seed, level)
+    return [r for name in names for r in _rubric_ratings(store, name, judge_model, humans, fit)]
+
+
+@dataclass(frozen=True)
+class _Fit:
+    anchor: tuple[str, float] | None
+    rounds: int
+    seed: int
+    level: float
+
+
+def _rubric_ratings(
+    store: ProjectStore, rubric: str, judge_model: Judge, humans: bool, fit: _Fit
+) -> list[GeneratorRatings]:
+    dims = dimensions_of(store, rubric)
+    policy = None if humans else policy_for(pick_judge(store, rubric, judge_model))
+    source = HUMANS if policy is None else (policy.name or DASH)
+    battles: dict[str, tuple[list[str], list[str], list[float]]] = {d: ([], [], []) for d in dims}
+    left_out = dict.fromkeys(dims, 0)
+    query = PairQuery(rubric, () if policy is None else policy.judges, _COLUMNS, reviews=humans)
+    for record in read_pairs(store, query):
+        view = PairView(record, policy)
+        a, b = record.model_a, record.model_b
+        rated = bool(a) and bool(b) and a != b
+        for dim in dims:
+            if policy is None:
+                scores = [b_score(r.verdict) for r in view.reviews_of(dim)]
+            else:
+                scores = [b_score(view.judge(dim).verdict, view.preference(dim))]
+            for score in scores:
+                if score is None:
+                    continue
+                if not rated:
+                    left_out[dim] += 1
+                    continue
+                side_a, side_b, values = battles[dim]
+                side_a.append(str(a))
+                side_b.append(str(b))
+                values.append(score)
+    return [_fitted(rubric, dim, source, battles[dim], left_out[dim], fit) for dim in dims]
+
+
+def _fitted(
+    rubric: str,
+    dimension: str,
+    source: str,
+    battles: tuple[Sequence[str], Sequence[str], Sequence[float]],
+    left_out: int,
+    fit: _Fit,
+) -> GeneratorRatings:
+    from desktop.domain.ratings import model_ratings
+
+    model_a, model_b, scores = battles
+    anchor = fit.anchor
+    models = set(model_a) | set(model_b)
+    if len(models) < 2:  # nothing to rate
+        return GeneratorRatings(
+            rubric,
+            dimension,
+            source,
+            len(scores),
+            left_out,
+            [],
+            [],
+            [],
+            True,
+            fit.level,
+            fit.rounds,
+            fit.seed,
+            anchor,
+        )  # fmt: skip  (thirteen values, one line each otherwise)
+    if anchor is not None and anchor[0] not in models:
+        raise TiebreakError(
+            f"--anchor: {anchor[0]!r} is not among the rated generators of rubric {rubric}"
+            f" ({', '.join(sorted(models))})"
+        )
+    fitted = model_ratings(
+        model_a, model_b, scores, rounds=fit.rounds, seed=fit.seed, level=fit.level, anchor=anchor
+    )
+    return _report(rubric, dimension, source, fitted, len(scores), left_out, anchor)
+
+
+def _report(
+    rubric: str,
+    dimension: str,
+    source: str,
+    r: Ratings,
+    verdicts: int,
+    left_out: int,
+    anchor: tuple[str, float] | None,
+) -> GeneratorRatings:
+    order = r.by_rating()
+    models = [
+        ModelRating(
+            model=r.models[i],
+            rating=r.rating[i],
+            sandwich=r.sandwich[i],
+            sandwich_rank=r.sandwich_rank[i],
+            bootstrap=None if r.bootstrap is None else r.bootstrap[i],
+            bootstrap_rank=None if r.bootstrap_rank is None else r.bootstrap_rank[i],
+            battles=r.battles[i],
+        )
+        for i in order
+    ]
+    return GeneratorRatings(
+        rubric=rubric,
+        dimension=dimension,
+        source=source,
+        verdicts=verdicts,
+        left_out=left_out,
+        models=models,
+        win_rate=[[r.win_rate[i][j] for j in order] for i in order],
+        expected_win_rate=[[r.expected_win_rate[i][j] for j in order] for i in order],
+        mle_exists=r.mle_exists,
+        level=r.level,
+        rounds=r.rounds,
+        seed=r.seed,
+        anchor=anchor,
+    )
+
+
+def _interval(bounds: tuple[float, float] | None) -> str:
+    return DASH if bounds is None else f"{bounds[0]:.1f}–{bounds[1]:.1f}"
+
+
+def _rating(value: float) -> str:
+    return f"{value:.1f}"
+
+
+def _rank(value: int | None) -> str:
+    return DASH if value is None else str(value)
+
+
+#: The ratings table after the generator's name, one row per ModelRating.
+COLUMNS: tuple[Column, ...] = (
+    Column("rating", "rating", 8, lambda m: m.rating, _rating, gap=2),
+    Column("sandwich", "interval (sandwich)", -19, lambda m: m.sandwich, _interval, gap=2),
+    Column("sandwich_rank", "rank", 4, lambda m: m.sandwich_rank, _rank),
+    Column("bootstrap", "interval (bootstrap)", -20, lambda m: m.bootstrap, _interval, gap=2),
+    Column("bootstrap_rank", "rank", 4, lambda m: m.bootstrap_rank, _rank),
+    Column("battles", "verdicts", 9, lambda m: m.battles, count),
+)

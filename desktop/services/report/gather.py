@@ -1,0 +1,71 @@
+"""The figures a report shows: for each rubric, each judge with answers and each jury kept,
+`stats`' figures (``services.stats.rubric_stats``) and a jury's own (``jury_stats``); and
+the ratings of the generators from each judge's verdicts and from the reviewers'
+(``services.ratings``, sandwich intervals: a report is made in seconds, and Arena's own
+intervals are these)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from desktop.adapters.store.project import ProjectStore
+from desktop.adapters.store.results import judge_models
+from desktop.adapters.store.rubrics import rubric_names
+from desktop.services.juries import jury_names
+from desktop.services.jury_stats import JuryStats, jury_stats
+from desktop.services.ratings import GeneratorRatings, rate_generators
+from desktop.services.rubric_choice import require_rubric
+from desktop.services.stats import Stats, rubric_stats
+
+
+@dataclass(frozen=True)
+class JudgeFigures:
+    stats: Stats  # its judge_model: the judge's (or jury's) name; None: no judge yet
+    jury: JuryStats | None  # a jury's own figures
+
+
+@dataclass(frozen=True)
+class RubricFigures:
+    rubric: str
+    judges: list[JudgeFigures]  # judges most recent first, then the juries
+    # Per judge (as ``judges``), then the reviewers: each dimension's ratings where the
+    # verdicts name two generators or more.
+    ratings: list[GeneratorRatings]
+
+
+def gather(
+    store: ProjectStore,
+    rubrics: Sequence[str] = (),
+    *,
+    alpha: float,
+    seed: int,
+    progress: Callable[[int], None] | None = None,
+) -> list[RubricFigures]:
+    """Every rubric's figures (those named, else every rubric with verdicts);
+    ``progress`` is told how many judge sections are done."""
+    names = [require_rubric(store, r) for r in rubrics] or rubric_names(store)
+    out = []
+    done = 0
+    for rubric in names:
+        judges: list[str | None] = [*judge_models(store, rubric), *jury_names(store, rubric)]
+        figures = []
+        for judge in judges or [None]:  # a rubric with reviewers' verdicts only
+            stats = rubric_stats(store, rubric, judge, seed=seed, alpha=alpha)
+            figures.append(JudgeFigures(stats, jury_stats(store, rubric, judge)))
+            done += 1
+            if progress is not None:
+                progress(done)
+        out.append(RubricFigures(rubric, figures, _ratings(store, rubric, judges, 1 - alpha)))
+    return out
+
+
+def _ratings(
+    store: ProjectStore, rubric: str, judges: Sequence[str | None], level: float
+) -> list[GeneratorRatings]:
+    """Each judge's ratings, then the reviewers', where they rate two generators or more."""
+    out = []
+    for judge in judges:
+        out += rate_generators(store, rubric, judge, rounds=0, level=level)
+    out += rate_generators(store, rubric, humans=True, rounds=0, level=level)
+    return [r for r in out if r.models]
