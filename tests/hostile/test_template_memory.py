@@ -9,9 +9,10 @@ reached 1.3-4.8 GB before the budget noticed."""
 from __future__ import annotations
 
 import os
-import resource
+import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -79,45 +80,68 @@ BOMBS = {
 }
 _ADDRESS_SPACE = 3 * 2**30  # a bomb the budget missed fails with MemoryError, not the machine
 
-
-def _cap_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (_ADDRESS_SPACE, _ADDRESS_SPACE))
+# Linux carries a process's peak RSS across fork and exec into the new program's ru_maxrss,
+# so a command forked straight from pytest (hundreds of MB once the suite has loaded Qt and
+# the statistics packages) would report pytest's peak, not its own. A small launcher forks
+# the command instead, caps its address space, and reports wait4's figure for it alone.
+_LAUNCHER = """
+import os, resource, sys
+report, cap, argv = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+pid = os.fork()
+if pid == 0:
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        os.execv(argv[0], argv)
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+with open(report, "w") as fh:
+    fh.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status) & 0xFF)
+"""
 
 
 def run_measured(*args: str | os.PathLike[str], timeout: float = 60) -> tuple[Run, float, int]:
     """The real command, as a user runs it: its outcome, wall time and peak resident
-    memory in bytes (wait4's figure for this one process)."""
+    memory in bytes (wait4's figure for the command alone, not for this process)."""
     env = {k: v for k, v in os.environ.items() if k != "TIEBREAK_DEBUG"}
+    fd, report_name = tempfile.mkstemp(prefix="peak-")
+    os.close(fd)
+    report = Path(report_name)
+    command = [sys.executable, "-m", "desktop", *map(str, args)]
     start = time.monotonic()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "desktop", *map(str, args)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=REPO,
-        env=env,
-        preexec_fn=_cap_memory,
-    )
-    streams: dict[str, bytes] = {}
-    readers = [
-        threading.Thread(target=lambda k=k, s=s: streams.__setitem__(k, s.read()))
-        for k, s in (("out", proc.stdout), ("err", proc.stderr))
-    ]
-    for reader in readers:
-        reader.start()
-    killer = threading.Timer(timeout, proc.kill)
-    killer.start()
     try:
-        _, status, usage = os.wait4(proc.pid, 0)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-I",
+                "-S",
+                "-c",
+                _LAUNCHER,
+                report_name,
+                str(_ADDRESS_SPACE),
+                *command,
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=REPO,
+            env=env,
+            start_new_session=True,  # so a timeout ends the command, not only the launcher
+        )
+        killer = threading.Timer(timeout, lambda: os.killpg(proc.pid, signal.SIGKILL))
+        killer.start()
+        try:
+            out, err = proc.communicate()
+        finally:
+            killer.cancel()
+        took = time.monotonic() - start
+        assert took < timeout, f"killed after {timeout} s"
+        peak = int(report.read_text() or 0) * 1024
     finally:
-        killer.cancel()
-    took = time.monotonic() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    for reader in readers:
-        reader.join()
-    assert took < timeout, f"killed after {timeout} s"
-    text = {k: v.decode("utf-8", "replace") for k, v in streams.items()}
-    return Run(proc.returncode, text["out"], text["err"]), took, usage.ru_maxrss * 1024
+        report.unlink(missing_ok=True)
+    text = {k: v.decode("utf-8", "replace") for k, v in (("out", out), ("err", err))}
+    return Run(proc.returncode, text["out"], text["err"]), took, peak
 
 
 @pytest.mark.parametrize("what", list(BOMBS))
