@@ -9,6 +9,7 @@ from typing import Protocol
 
 from desktop.ui.agreement_dock import AgreementDock
 from desktop.ui.context import WindowContext
+from desktop.ui.figures_dock import FiguresDock
 from desktop.ui.guidance_dock import GuidanceDock
 from desktop.ui.shortcuts import Shortcuts
 
@@ -26,4 +27,4 @@ class Dock(Protocol):
     def show(self, shown: bool) -> None: ...
 
 
-DOCKS: tuple[type[Dock], ...] = (AgreementDock, GuidanceDock)
+DOCKS: tuple[type[Dock], ...] = (AgreementDock, FiguresDock, GuidanceDock)

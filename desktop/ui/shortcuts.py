@@ -74,6 +74,12 @@ _TABLE = (
     ("toggle_blind", "Ctrl+B", "View", "Blind mode: hide the judge until you decide"),
     ("toggle_guidance", "C", "View", "The rubric's guidance: what each dimension asks"),
     ("toggle_stats", "S", "View", "Agreement figures (judge vs reviewers)"),
+    (
+        "toggle_figures",
+        "P",
+        "View",
+        "Figures as charts: win rates with PPI++, ratings, calibration, confusion",
+    ),
     ("focus_judge", "G", "View", "Choose whose verdicts are shown (the judge picker)"),
     ("focus_search", "Ctrl+F /", "View", "Search the pairs (Enter: the first match; Escape: back)"),
     ("go_to_pair", "Ctrl+G", "View", "Go to a pair by its # or its id"),

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import judge_models
 from desktop.adapters.store.rubrics import rubric_names
+from desktop.services.figure_charts import source_ratings
 from desktop.services.juries import jury_names
 from desktop.services.jury_stats import JuryStats, jury_stats
-from desktop.services.ratings import GeneratorRatings, rate_generators
+from desktop.services.ratings import GeneratorRatings
 from desktop.services.rubric_choice import require_rubric
 from desktop.services.stats import Stats, rubric_stats
 
@@ -56,16 +57,5 @@ def gather(
             done += 1
             if progress is not None:
                 progress(done)
-        out.append(RubricFigures(rubric, figures, _ratings(store, rubric, judges, 1 - alpha)))
+        out.append(RubricFigures(rubric, figures, source_ratings(store, rubric, judges, 1 - alpha)))
     return out
-
-
-def _ratings(
-    store: ProjectStore, rubric: str, judges: Sequence[str | None], level: float
-) -> list[GeneratorRatings]:
-    """Each judge's ratings, then the reviewers', where they rate two generators or more."""
-    out = []
-    for judge in judges:
-        out += rate_generators(store, rubric, judge, rounds=0, level=level)
-    out += rate_generators(store, rubric, humans=True, rounds=0, level=level)
-    return [r for r in out if r.models]

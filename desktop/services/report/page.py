@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from desktop.domain.shown_text import shown
 from desktop.services import charts
+from desktop.services.figure_charts import judge_charts, jury_charts, ratings_chart
 from desktop.services.figures import AGREEMENT, WIN_RATES, Column
-from desktop.services.ratings import HUMANS
 
 if TYPE_CHECKING:
     from markupsafe import Markup
@@ -53,17 +53,10 @@ def _judge(j: JudgeFigures, chart: _Charts, alpha: float) -> dict[str, object]:
     stats = j.stats
     name = shown(stats.judge_model or "no judge yet")
     dims = stats.overall.dimensions
-    parts = []
-    for d in dims:
-        where = f"{shown(d.dimension)} · {name}"
-        drawn = []
-        if d.win_rates is not None:
-            drawn.append(chart(charts.win_rate_chart(d.win_rates, title=where, alpha=alpha)))
-        if d.calibration is not None:
-            drawn.append(chart(charts.calibration_chart(d.calibration, title=where)))
-        if d.vs_human.n:
-            drawn.append(chart(charts.confusion_chart(d.vs_human.confusion, title=where)))
-        parts.append({"dimension": shown(d.dimension), "charts": drawn})
+    parts = [
+        {"dimension": shown(d.dimension), "charts": [chart(svg) for svg in d.charts]}
+        for d in judge_charts(stats, alpha)
+    ]
     o = stats.overall
     counts = (
         f"{o.pairs:,} pairs, {o.judged:,} judged, {o.reviewed:,} reviewed; {o.parse_failures:,}"
@@ -83,16 +76,7 @@ def _judge(j: JudgeFigures, chart: _Charts, alpha: float) -> dict[str, object]:
 
 def _jury(jury: JuryStats, chart: _Charts) -> dict[str, object]:
     rule = "majority" if jury.combine == "majority" else "mean of their B scores"
-    parts = []
-    for d in jury.dimensions:
-        rows = [(shown(j.judge), j.vs_human.agreement, j.vs_human.kappa) for j in d.jurors]
-        rows.append(("the jury", d.jury.agreement, d.jury.kappa))
-        kappa = "–" if d.fleiss_kappa is None else f"{d.fleiss_kappa:.3f}"
-        title = (
-            f"{shown(d.dimension)}: jurors' Fleiss κ {kappa} over {d.pairs:,} pairs;"
-            " each against the reviewers"
-        )
-        parts.append(chart(charts.agreement_chart(rows, title=title)))
+    parts = [chart(svg) for d in jury_charts(jury) for svg in d.charts]
     return {"rule": rule, "jurors": [shown(j) for j in jury.jurors], "charts": parts}
 
 
@@ -113,29 +97,8 @@ def _overview(r: RubricFigures, chart: _Charts) -> list[Markup]:
 
 
 def _ratings(r: RubricFigures, chart: _Charts) -> list[Markup]:
-    """Each source's ratings as a forest plot: every generator's rating on the Elo scale
-    with its sandwich interval, highest first, its rank and battles beside it."""
-    out = []
-    for g in r.ratings:
-        rows = [
-            charts.Interval(
-                shown(m.model),
-                m.rating,
-                m.sandwich[0],
-                m.sandwich[1],
-                f"{m.rating:.0f} ({m.sandwich[0]:.0f}–{m.sandwich[1]:.0f}), rank {m.sandwich_rank},"
-                f" {m.battles:,} verdicts",
-            )
-            for m in g.models
-        ]
-        source = "the reviewers" if g.source == HUMANS else shown(g.source)
-        title = f"{shown(g.dimension)} · verdicts of {source}: {g.verdicts:,} battles"
-        if not g.mle_exists:
-            title += " (a model won or lost every battle: its interval means little)"
-        axis = f"rating (Elo scale), {100 * g.level:g}% intervals (sandwich)"
-        centre = 1000.0 if g.anchor is None else None
-        out.append(chart(charts.interval_chart(rows, title=title, axis=axis, reference=centre)))
-    return out
+    """Each source's ratings as a forest plot (``figure_charts.ratings_chart``)."""
+    return [chart(ratings_chart(g)) for g in r.ratings]
 
 
 def page(project: str, figures: Sequence[RubricFigures], *, alpha: float) -> tuple[str, int]:

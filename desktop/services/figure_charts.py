@@ -1,0 +1,142 @@
+"""Which charts a rubric's figures make, chosen once for both places that draw them: the
+report (``services/report``) and the window's Figures dock (P). Per dimension: B's win rate
+three ways (the judge alone, the humans alone, PPI++), the generators' ratings with their
+intervals as a forest plot (from the judge's verdicts and from the reviewers'), the
+judge's calibration curve, the judge × human confusion matrix, and for a jury each juror's
+agreement with the reviewers. The drawing is ``services/charts``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from desktop.domain.shown_text import shown
+from desktop.services import charts
+from desktop.services.ratings import HUMANS, GeneratorRatings
+
+if TYPE_CHECKING:
+    from desktop.adapters.store.project import ProjectStore
+    from desktop.services.jury_stats import JuryStats
+    from desktop.services.rubric_choice import Judge
+    from desktop.services.stats import Stats
+
+
+@dataclass
+class DimensionCharts:
+    """One dimension's charts, as SVG text, in the order they are read."""
+
+    dimension: str
+    charts: list[str] = field(default_factory=list)
+
+
+def judge_charts(
+    stats: Stats, alpha: float, ratings: Mapping[str, list[str]] | None = None
+) -> list[DimensionCharts]:
+    """Per dimension of one judge's figures: the win rates, the ratings drawn for that
+    dimension (``ratings``), the calibration curve (where verdicts carry a confidence) and
+    the confusion matrix (where reviewers gave verdicts)."""
+    name = shown(stats.judge_model or "no judge yet")
+    out = []
+    for d in stats.overall.dimensions:
+        where = f"{shown(d.dimension)} · {name}"
+        drawn = DimensionCharts(d.dimension)
+        if d.win_rates is not None:
+            drawn.charts.append(charts.win_rate_chart(d.win_rates, title=where, alpha=alpha))
+        drawn.charts += (ratings or {}).get(d.dimension, [])
+        if d.calibration is not None:
+            drawn.charts.append(charts.calibration_chart(d.calibration, title=where))
+        if d.vs_human.n:
+            drawn.charts.append(charts.confusion_chart(d.vs_human.confusion, title=where))
+        out.append(drawn)
+    return out
+
+
+def jury_charts(jury: JuryStats) -> list[DimensionCharts]:
+    """Per dimension: each juror's and the jury's agreement with the reviewers, with the
+    jurors' Fleiss κ in the title."""
+    out = []
+    for d in jury.dimensions:
+        rows = [(shown(j.judge), j.vs_human.agreement, j.vs_human.kappa) for j in d.jurors]
+        rows.append(("the jury", d.jury.agreement, d.jury.kappa))
+        kappa = "–" if d.fleiss_kappa is None else f"{d.fleiss_kappa:.3f}"
+        title = (
+            f"{shown(d.dimension)}: jurors' Fleiss κ {kappa} over {d.pairs:,} pairs;"
+            " each against the reviewers"
+        )
+        out.append(DimensionCharts(d.dimension, [charts.agreement_chart(rows, title=title)]))
+    return out
+
+
+def ratings_chart(g: GeneratorRatings) -> str:
+    """One source's ratings as a forest plot: every generator's rating on the Elo scale
+    with its sandwich interval, highest first, its rank and battles beside it."""
+    rows = [
+        charts.Interval(
+            shown(m.model),
+            m.rating,
+            m.sandwich[0],
+            m.sandwich[1],
+            f"{m.rating:.0f} ({m.sandwich[0]:.0f}–{m.sandwich[1]:.0f}), rank {m.sandwich_rank},"
+            f" {m.battles:,} verdicts",
+        )
+        for m in g.models
+    ]
+    source = "the reviewers" if g.source == HUMANS else shown(g.source)
+    title = f"{shown(g.dimension)} · verdicts of {source}: {g.verdicts:,} battles"
+    if not g.mle_exists:
+        title += " (a model won or lost every battle: its interval means little)"
+    axis = f"rating (Elo scale), {100 * g.level:g}% intervals (sandwich)"
+    centre = 1000.0 if g.anchor is None else None
+    return charts.interval_chart(rows, title=title, axis=axis, reference=centre)
+
+
+def source_ratings(
+    store: ProjectStore, rubric: str, judges: Sequence[str | None], level: float
+) -> list[GeneratorRatings]:
+    """Each judge's ratings, then the reviewers', where they rate two generators or more
+    (sandwich intervals only: made in seconds, and Arena's own intervals are these)."""
+    from desktop.services.ratings import rate_generators
+
+    out = []
+    for judge in judges:
+        out += rate_generators(store, rubric, judge, rounds=0, level=level)
+    out += rate_generators(store, rubric, humans=True, rounds=0, level=level)
+    return [r for r in out if r.models]
+
+
+@dataclass(frozen=True)
+class WindowFigures:
+    """What the Figures dock shows for the rubric and judge on screen."""
+
+    rubric: str
+    judge: str | None  # the judge (or jury) whose verdicts the figures are of
+    heading: str
+    dimensions: list[DimensionCharts]  # in the rubric's order
+
+
+def window_figures(
+    store: ProjectStore, rubric: str, judge: Judge, *, alpha: float
+) -> WindowFigures:
+    """The charts of one rubric and judge, dimension by dimension: the judge's own, the
+    ratings from its verdicts and the reviewers', and a jury's jurors."""
+    from desktop.services.jury_stats import jury_stats
+    from desktop.services.stats import rubric_stats
+
+    stats = rubric_stats(store, rubric, judge, alpha=alpha)
+    judges = [stats.judge_model] if stats.judge_model is not None else []
+    ratings: dict[str, list[str]] = {}
+    for g in source_ratings(store, rubric, judges, 1 - alpha):
+        ratings.setdefault(g.dimension, []).append(ratings_chart(g))
+    by_dimension = {d.dimension: d for d in judge_charts(stats, alpha, ratings)}
+    jury = jury_stats(store, rubric, judge) if stats.judge_model is not None else None
+    for d in jury_charts(jury) if jury is not None else []:
+        by_dimension[d.dimension].charts += d.charts
+    o = stats.overall
+    heading = (
+        f"{shown(rubric)} · judge {shown(stats.judge_model or 'none')} · {o.pairs:,} pairs,"
+        f" {o.judged:,} judged, {o.reviewed:,} reviewed · intervals at {100 * (1 - alpha):g}%"
+    )
+    if stats.sample is not None and stats.sample.note:
+        heading += f" · {shown(stats.sample.note)}"
+    return WindowFigures(rubric, stats.judge_model, heading, list(by_dimension.values()))

@@ -1,0 +1,200 @@
+"""The figures as pictures (P), in a dock on the right: per dimension, B's win rate three
+ways with its intervals (the judge alone, the humans alone, PPI++), the generators' ratings
+as a forest plot, the judge's calibration curve, the judge × human confusion matrix, and a
+jury's jurors. The charts are drawn off the GUI thread (``services/figure_charts``, SVG
+text from matplotlib) and painted by QtSvg; until new ones arrive the last ones stay, under
+a heading that says they are being computed. The dock is built the first time it is shown."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QByteArray, QObject, QSize, Qt, QTimer
+from PySide6.QtGui import QAction
+from PySide6.QtSvgWidgets import QSvgWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDockWidget,
+    QHBoxLayout,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.domain.shown_text import shown
+from desktop.services.changes import Change
+from desktop.ui.context import WindowContext
+from desktop.ui.plain_text import PlainLabel
+from desktop.ui.shortcuts import Shortcuts
+from desktop.ui.workers import Refresher
+
+if TYPE_CHECKING:
+    from desktop.services.figure_charts import WindowFigures
+
+WIDTH = 520  # the charts' width when the dock opens; they scale with the dock
+
+
+class SvgChart(QSvgWidget):
+    """One chart, as tall as its drawing's proportions make it at the width it is given:
+    at most its drawn size (its text as big as the report's), smaller in a narrow dock."""
+
+    def __init__(self, svg: str) -> None:
+        super().__init__()
+        self.svg = svg  # matplotlib's text: what the chart says, e.g. to a test
+        self.load(QByteArray(svg.encode("utf-8")))
+        self.drawn = self.renderer().defaultSize()
+        self.renderer().setAspectRatioMode(Qt.AspectRatioMode.KeepAspectRatio)
+        self.setMaximumWidth(self.drawn.width())
+        policy = self.sizePolicy()
+        policy.setHeightForWidth(True)  # the scroll area's column asks for it
+        self.setSizePolicy(policy)
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        if self.drawn.width() <= 0:
+            return 0
+        return round(width * self.drawn.height() / self.drawn.width())
+
+    def sizeHint(self) -> QSize:
+        width = min(WIDTH, self.drawn.width())
+        return QSize(width, self.heightForWidth(width))
+
+
+class FiguresPanel(QWidget):
+    """A dimension chooser, a heading, and that dimension's charts one under another."""
+
+    def __init__(self, refresh: QPushButton) -> None:
+        super().__init__()
+        self.heading = PlainLabel("Computing the figures…")
+        self.heading.setWordWrap(True)
+        self.dimension = QComboBox()
+        self.dimension.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # the keys stay on the pairs
+        self.dimension.currentIndexChanged.connect(lambda _: self._show_dimension())
+        self.charts = QWidget()
+        self.column = QVBoxLayout(self.charts)
+        self.column.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.scroller = QScrollArea()
+        self.scroller.setWidgetResizable(True)
+        self.scroller.setWidget(self.charts)
+        self.scroller.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        top = QHBoxLayout()
+        top.addWidget(self.dimension, 1)
+        top.addWidget(refresh)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.scroller, 1)
+        self.figures: WindowFigures | None = None
+
+    def show_figures(self, figures: WindowFigures) -> None:
+        self.figures = figures
+        self.heading.setText(figures.heading)
+        chosen = self.dimension.currentData()
+        self.dimension.blockSignals(True)
+        self.dimension.clear()
+        for d in figures.dimensions:  # a dimension's name is the rubric author's text
+            self.dimension.addItem(shown(d.dimension), d.dimension)
+        self.dimension.setCurrentIndex(max(0, self.dimension.findData(chosen)))
+        self.dimension.blockSignals(False)
+        self._show_dimension()
+
+    def _show_dimension(self) -> None:
+        while self.column.count():
+            item = self.column.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        figures = self.figures
+        if figures is None:
+            return
+        name = self.dimension.currentData()
+        chosen = next((d for d in figures.dimensions if d.dimension == name), None)
+        if chosen is None or not chosen.charts:
+            self.column.addWidget(PlainLabel("No figures for this dimension yet."))
+            return
+        for svg in chosen.charts:
+            self.column.addWidget(SvgChart(svg))
+        self.column.addStretch(1)  # what height is left goes under the charts
+
+
+class FiguresDock(QObject):
+    shown_setting = "figures_shown"  # open at the close: opens again at the next start
+
+    def __init__(self, context: WindowContext) -> None:
+        super().__init__(context.window)
+        self.context = context
+        self.dock: QDockWidget | None = None
+        self.panel: FiguresPanel | None = None
+        self.edit_timer = QTimer(self, singleShot=True, interval=600)
+        self.edit_timer.timeout.connect(self.refresh)
+        self._figures = Refresher(
+            context.runner,
+            lambda: context.session.figures_work(),
+            self._show,
+            self._failed,
+            key=lambda: (context.session.path, context.session.rubric_name, self._judge()),
+        )
+        context.changed.connect(self._changed)
+
+    def _judge(self) -> object:
+        return self.context.session.judge_model
+
+    def bind(self, shortcuts: Shortcuts) -> None:
+        self.action: QAction = shortcuts.bind_toggle("toggle_figures", self.show)
+
+    def is_open(self) -> bool:
+        return self.dock is not None and self.dock.isVisible()
+
+    def show(self, shown_: bool) -> None:
+        self._dock().setVisible(shown_)
+
+    def refresh(self) -> None:
+        """Draw the charts again (their last request wins); the old ones stay till then."""
+        if self.panel is not None:
+            self.panel.heading.setText(
+                "Computing the figures…"
+                + (" (the last ones shown until then)" if self.panel.figures else "")
+            )
+        self._figures.request()
+
+    def _changed(self, change: Change) -> None:
+        """Another rubric, judge or project, or a sample drawn: the figures now. A verdict
+        written or a job ended: once edits pause."""
+        if not self.is_open():
+            return
+        if change.shown or change.sample:
+            self.refresh()
+        elif change.verdicts and not change.more_coming:
+            self.edit_timer.start()
+
+    def _dock(self) -> QDockWidget:
+        if self.dock is not None:
+            return self.dock
+        window = self.context.window
+        refresh = QPushButton("Refresh")
+        refresh.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        refresh.clicked.connect(self.refresh)
+        self.panel = FiguresPanel(refresh)
+        self.dock = QDockWidget("Figures", window)
+        self.dock.setObjectName("figures")
+        self.dock.setWidget(self.panel)
+        self.dock.hide()
+        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
+        self.dock.visibilityChanged.connect(self._visibility_changed)
+        return self.dock
+
+    def _visibility_changed(self, shown_: bool) -> None:
+        self.action.setChecked(shown_)
+        if shown_:
+            self.refresh()
+
+    def _show(self, figures: WindowFigures | None) -> None:
+        if figures is not None and self.panel is not None:
+            self.panel.show_figures(figures)
+
+    def _failed(self, message: str) -> None:
+        if self.panel is not None:
+            self.panel.heading.setText(message)

@@ -1,0 +1,135 @@
+"""The Figures dock (P): the figures of the rubric and judge on screen as charts, drawn off
+the GUI thread, the same numbers as `tiebreak stats`, following the reviewer's verdicts
+and the judge chosen. The project is test_report's: 40 pairs judged by two profiles kept as
+a jury, half of them reviewed, one generator and one judge named like an attack."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+
+from desktop.cli.main import main
+from desktop.domain.verdicts import Verdict
+from desktop.services.app_settings import AppSettings
+from desktop.services.session import ReviewSession
+from desktop.ui.figures_dock import FiguresDock, SvgChart
+from desktop.ui.main_window import MainWindow
+from tests.gui_helpers import press
+from tests.test_report import EVIL, GENERATOR, RUBRIC, judged  # noqa: F401  (the fixture)
+
+
+def _stats(project: Path, judge: str, capsys: pytest.CaptureFixture[str]) -> dict:
+    capsys.readouterr()
+    assert main(["stats", str(project), "--rubric", RUBRIC, "--judge", judge, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _ppi_text(stats: dict) -> str:
+    """The PPI++ estimate of `overall` and its interval, as the chart writes them."""
+    (dim,) = stats["rubrics"][0]["overall"]["dimensions"]
+    ppi = dim["win_rates"]["combined"]
+    return f"{100 * ppi['estimate']:.1f}% ({100 * ppi['lower']:.1f}–{100 * ppi['upper']:.1f})"
+
+
+def _charts(dock: FiguresDock) -> list[SvgChart]:
+    assert dock.panel is not None
+    column = dock.panel.column
+    found = [column.itemAt(i).widget() for i in range(column.count())]
+    return [w for w in found if isinstance(w, SvgChart)]
+
+
+def _painted(chart: SvgChart) -> bool:
+    """The chart drew something: more than one colour in it."""
+    image = chart.grab().toImage()
+    colours = {
+        QColor(image.pixel(x, y)).rgb()
+        for x in range(0, image.width(), 7)
+        for y in range(0, image.height(), 7)
+    }
+    return len(colours) > 2
+
+
+@pytest.fixture
+def window(qtbot, judged: Path):  # noqa: F811
+    settings = AppSettings(reviewer="ada")
+    session = ReviewSession.open(judged, settings)
+    session.choose_rubric(RUBRIC)
+    session.choose_judge("both")
+    win = MainWindow(session, settings)
+    qtbot.addWidget(win)
+    win.show()
+    win.activateWindow()
+    qtbot.waitExposed(win)
+    qtbot.waitUntil(win.isActiveWindow)
+    win.pairs.focus()
+    yield win
+    win.context.runner.shutdown()
+
+
+def test_p_shows_the_figures_as_charts_with_stats_numbers(
+    qtbot,
+    window: MainWindow,
+    judged: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    dock = window.dock(FiguresDock)
+    press(qtbot, window, Qt.Key.Key_P)
+    assert dock.is_open() and window.shortcuts["toggle_figures"].isChecked()
+    assert dock.panel is not None
+    qtbot.waitUntil(lambda: len(_charts(dock)) > 0, timeout=30_000)
+    panel = dock.panel
+    assert "both" in panel.heading.text() and "40 pairs" in panel.heading.text()
+    assert [panel.dimension.itemText(i) for i in range(panel.dimension.count())] == ["overall"]
+    charts = _charts(dock)
+    svgs = [c.svg for c in charts]
+    # The win rate three ways first, with stats' PPI++ estimate of the same judge.
+    assert "PPI++" in svgs[0] and _ppi_text(_stats(judged, "both", capsys)) in svgs[0]
+    # The generators' ratings from the jury's verdicts and from the reviewers', the
+    # generator's name as text (escaped in the SVG, shown literally).
+    ratings = [s for s in svgs if "Elo scale" in s]
+    assert len(ratings) == 2 and "verdicts of the reviewers" in ratings[1]
+    assert all("&lt;img src=x onerror=alert(1)&gt;" in s for s in ratings)
+    assert GENERATOR not in "".join(svgs)
+    assert any("human" in s and "judge" in s for s in svgs)  # the confusion matrix
+    assert any("Fleiss" in s for s in svgs)  # the jurors, each against the reviewers
+    qtbot.waitUntil(lambda: all(c.width() > 250 for c in charts))  # laid out in the dock
+    for chart in charts:  # each as tall as its drawing makes it at that width
+        drawn = chart.renderer().defaultSize()
+        assert chart.height() >= chart.width() * drawn.height() / drawn.width() - 1
+        assert _painted(chart)
+    press(qtbot, window, Qt.Key.Key_P)
+    assert not dock.is_open()
+
+
+def test_the_charts_follow_a_verdict_and_the_judge_chosen(
+    qtbot,
+    window: MainWindow,
+    judged: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    dock = window.dock(FiguresDock)
+    press(qtbot, window, Qt.Key.Key_P)
+    qtbot.waitUntil(lambda: len(_charts(dock)) > 0, timeout=30_000)
+    first = _charts(dock)[0].svg
+    # Reviewing a pair not yet reviewed (p2) moves the humans' and PPI++'s figures.
+    row = next(
+        r for r in range(window.pairs.model.rowCount())
+        if window.pairs.model.row_at(r).external_id == "p2"
+    )  # fmt: skip
+    window.editing.apply_verdict(window.pairs.model.row_at(row).id, "overall", Verdict.B)
+    qtbot.waitUntil(lambda: _charts(dock) and _charts(dock)[0].svg != first, timeout=30_000)
+    assert _ppi_text(_stats(judged, "both", capsys)) in _charts(dock)[0].svg
+    # Another judge chosen in the picker: its figures, its name escaped in the chart.
+    box = window.choices.judge_box
+    box.setCurrentIndex(box.findData(EVIL))
+    qtbot.waitUntil(
+        lambda: _charts(dock) and "· judge both ·" not in dock.panel.heading.text()
+        and "Computing" not in dock.panel.heading.text(),
+        timeout=30_000,
+    )  # fmt: skip
+    assert "&lt;script&gt;" in _charts(dock)[0].svg
+    assert _ppi_text(_stats(judged, EVIL, capsys)) in _charts(dock)[0].svg
