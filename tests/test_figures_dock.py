@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QColor
 
 from desktop.cli.main import main
@@ -55,6 +55,9 @@ def _painted(chart: SvgChart) -> bool:
 
 @pytest.fixture
 def window(qtbot, judged: Path):  # noqa: F811
+    state = QSettings("tiebreak", "tiebreak")  # Qt keeps one settings file per process
+    for name in ("agreement_shown", "figures_shown", "docks", "geometry"):
+        state.remove(name)
     settings = AppSettings(reviewer="ada")
     session = ReviewSession.open(judged, settings)
     session.choose_rubric(RUBRIC)
@@ -96,6 +99,7 @@ def test_p_shows_the_figures_as_charts_with_stats_numbers(
     assert GENERATOR not in "".join(svgs)
     assert any("human" in s and "judge" in s for s in svgs)  # the confusion matrix
     assert any("Fleiss" in s for s in svgs)  # the jurors, each against the reviewers
+    window.resizeDocks([dock.dock], [560], Qt.Orientation.Horizontal)
     qtbot.waitUntil(lambda: all(c.width() > 250 for c in charts))  # laid out in the dock
     for chart in charts:  # each as tall as its drawing makes it at that width
         drawn = chart.renderer().defaultSize()

@@ -80,7 +80,10 @@ class AgreementDock(QObject):
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
         self.dock.visibilityChanged.connect(self._visibility_changed)
         if self.saved_state is not None:  # where the reviewer last had it, and its width
+            shown = [d for d in window.findChildren(QDockWidget) if d.isVisible()]
             window.restoreState(self.saved_state)
+            for other in shown:  # a dock open now stays open (F's, C's), wherever it was
+                other.show()
         return self.dock
 
     def _visibility_changed(self, shown: bool) -> None:

@@ -94,11 +94,18 @@ def timed(root: Path, args: list[str], out: Path) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--reference", type=Path, default=Path("/work/main"))
+    parser.add_argument(
+        "--reference",
+        type=Path,
+        default=None,
+        help="a checkout of today's main (default: this one, as CI has no other)",
+    )
     parser.add_argument("--quick", action="store_true", help="5,000 pairs, one round")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
     n, human, rounds = (5000, 1000, 1) if args.quick else (100_000, 20_000, args.rounds)
+    if args.reference is None:  # CI: this checkout's plain `stats` against the one with --target
+        args.reference = REPO
     if not (args.reference / "desktop").is_dir():
         print(f"no reference checkout at {args.reference}", file=sys.stderr)
         return 1
