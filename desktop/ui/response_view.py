@@ -95,6 +95,7 @@ class ResponseView(QTextBrowser):
         self._starts: list[int] = [0]  # where the parts up to the one shown start
         self._end: int | None = None  # where the one shown ends, once known
         self._cost = 0  # and what laying it out costs
+        self._whole = False  # shown as markdown: all of it (the parts are raw text's)
         self._shown: Shown | None = None  # plain text: the way back to the text
         self._breaks: list[int] = []  # markdown: positions of breaks not in the text
         self._long = 0  # the cost of the text shown, when it is long
@@ -157,6 +158,8 @@ class ResponseView(QTextBrowser):
 
     def part_range(self) -> tuple[int, int]:
         """Where in the text the part shown starts and ends (all of it, mostly)."""
+        if self._whole:
+            return 0, len(self._text)
         if self._end is None:
             self._end, self._cost = part(self._text, self._starts[-1])
         return self._starts[-1], self._end
@@ -184,7 +187,9 @@ class ResponseView(QTextBrowser):
         why = size.too_big() if size is not None else ""
         if size is not None and not why:
             cost = size.cost
-            self._starts, self._end = [0], len(text)  # shown whole
+            # Shown whole; raw text, if asked for next, starts from its first part, at
+            # that part's own cost (not a cost of the text shown before).
+            self._starts, self._end, self._whole = [0], None, True
 
             def work() -> None:
                 document = self._new_document()
@@ -193,6 +198,7 @@ class ResponseView(QTextBrowser):
                 self._install(document, cost)
 
         else:
+            self._whole = False
             start, end = self.part_range()
             cost = self._cost
 
