@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -251,6 +253,43 @@ def test_the_picker_counts_what_the_status_bar_counts_not_errors(qtbot, tmp_path
     assert win.session.rubric_name == "r"
     qtbot.waitUntil(lambda: judge_texts(win) == ["flaky · 1"], timeout=5000)
     qtbot.waitUntil(lambda: "3 pairs · 1 judged" in win.counts.text(), timeout=5000)
+
+
+def _changed_elsewhere(project: Path) -> None:
+    """As if another program wrote the file: its next write checks it for damage first."""
+    later = project.stat().st_mtime_ns + 5_000_000_000
+    os.utime(project, ns=(later, later))
+
+
+def _saved_judge(project: Path, rubric: str) -> str | None:
+    with open_project(project, readonly=True) as store:
+        return store.get_setting(f"judge:{rubric}")
+
+
+def test_a_judge_chosen_before_the_file_is_checked_is_kept(two_judges) -> None:
+    """A switch of rubric or judge right after opening a file another program changed does
+    not wait for the check for damage (seconds on a big file, on the GUI thread): the
+    choices are written once the check, run off it, finds the file sound, or when the
+    project closes first."""
+    project, _server = two_judges
+    settings = AppSettings(reviewer="ada", profile="local")
+    for check_first in (True, False):
+        _changed_elsewhere(project)
+        session = ReviewSession.open(project, settings)
+        session.choose_rubric("href-overall")
+        chosen = next(c.judge for c in session.judge_names() if c.judge != session.judge_model)
+        session.choose_judge(chosen)
+        assert session.judge_model == chosen
+        assert _saved_judge(project, "href-overall") != chosen  # nothing written unchecked
+        if check_first:
+            session.check_work()(lambda _: None, threading.Event())
+            session.checked()
+            assert _saved_judge(project, "href-overall") == chosen  # still open
+        session.close()
+        assert _saved_judge(project, "href-overall") == chosen
+        again = ReviewSession.open(project, settings)
+        assert (again.rubric_name, again.judge_model) == ("href-overall", chosen)
+        again.close()
 
 
 def test_a_reopened_project_shows_the_judge_last_chosen(qtbot, two_judges, monkeypatch) -> None:

@@ -48,6 +48,7 @@ class ReviewSession:
         self.store = open_project(path)
         self.store.settle_every(None)  # in file_lost(), while the reviewer pauses
         self.current: Pair | None = None
+        self._unsaved: dict[str, str] = {}  # choices (settings) made, not yet written
         self.blind = BlindReview()  # what this window has shown of the judge
         self.profile: ModelProfile = (
             get_profile(settings.profile)
@@ -68,6 +69,7 @@ class ReviewSession:
         open_project(path, create=True).close()
 
     def close(self) -> None:
+        self.save_choices()
         with contextlib.suppress(TiebreakError):  # a locked or lost file must not block closing
             self.blind.save(self.store)
         self.store.close()
@@ -99,7 +101,7 @@ class ReviewSession:
     def choose_rubric(self, name: str) -> None:
         self.dimensions = dimensions_for(self.store, name)
         self.rubric_name = name
-        self.store.set_setting("rubric", name)
+        self._choose("rubric", name)
         self.shown_judge = self._remembered_judge()
 
     def found_models_work(self) -> Work:
@@ -134,14 +136,35 @@ class ReviewSession:
         rubric: another judge's answers arriving since must not take its place unseen."""
         self.shown_judge = name
         if name is not None:
-            with contextlib.suppress(TiebreakError):  # a read-only project is still shown
-                self.store.set_setting(_JUDGE_SETTING + self.rubric_name, name)
+            self._choose(_JUDGE_SETTING + self.rubric_name, name)
+
+    def _choose(self, key: str, value: str) -> None:
+        """Remember a choice in the project: now if the file was already checked for damage,
+        else once the check (``check_work``, off the GUI thread) is done, or at close. A
+        choice must not make a switch wait for a check of the whole file."""
+        self._unsaved[key] = value
+        if self.store.known_sound():
+            self.save_choices()
+
+    def save_choices(self) -> None:
+        """Write the choices not yet written (best effort: a read-only or locked project
+        still shows them)."""
+        while self._unsaved:
+            key, value = self._unsaved.popitem()
+            with contextlib.suppress(TiebreakError):
+                self.store.set_setting(key, value)
+
+    def checked(self, _result: object = None) -> None:
+        """``check_work`` is done: what waited for it is written now."""
+        if self.store.known_sound():
+            self.save_choices()
 
     def _remembered_judge(self) -> str | None:
         """The judge last chosen on this rubric, while it has answers; else the one with the
         most recent answers."""
         names = [choice.judge for choice in self.judge_names()]
-        chosen = self.store.get_setting(_JUDGE_SETTING + self.rubric_name)
+        key = _JUDGE_SETTING + self.rubric_name
+        chosen = self._unsaved.get(key) or self.store.get_setting(key)
         if chosen in names:
             return chosen
         return names[0] if names else None

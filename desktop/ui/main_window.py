@@ -153,7 +153,9 @@ class MainWindow(QMainWindow):
         self.context.publish(Change(project=True))  # the list, the pair, the counts, the docks
         self.after_first_paint(self.choices.refresh_judges)
         self.after_first_paint(
-            lambda: self.context.runner.start(session.check_work(), on_error=self.context.error)
+            lambda: self.context.runner.start(
+                session.check_work(), on_done=session.checked, on_error=self.context.error
+            )
         )
 
     def open_path(self, path: Path) -> None:

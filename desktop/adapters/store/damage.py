@@ -155,6 +155,13 @@ def released(key: FileKey, path: Path, *, still_there: bool) -> None:
         _remember(path)
 
 
+def known_sound(key: FileKey) -> bool:
+    """The file was checked (or made, or remembered) while this process holds it: a write
+    costs no check."""
+    with _registry:
+        return key in _sound
+
+
 def ensure_sound(key: FileKey, conn: sqlite3.Connection, path: Path) -> None:
     """Raise the one-line error if the file is damaged; check it at most once while this
     process holds it open (a second caller waits for a check already running)."""
