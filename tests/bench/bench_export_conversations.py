@@ -18,13 +18,11 @@ because a target is missed.
 
 from __future__ import annotations
 
-import argparse
 import json
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 # First, before site-packages: ppi-python installs a top-level package named tests.
@@ -32,11 +30,12 @@ sys.path.insert(0, str(REPO))
 
 from tests.bench.bench_import_conversations import generate  # noqa: E402
 from tests.bench.bench_import_export import (  # noqa: E402
+    Bench,
     BenchError,
+    bench_main,
     best,
     log,
     run,
-    sqlite_utils_cli,
 )
 
 TIME_TARGET = 1.5
@@ -56,76 +55,59 @@ def check(out: Path, n: int) -> int:
     return out.stat().st_size
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--pairs", type=int, default=100_000)
-    parser.add_argument("--quick", action="store_true", help="5,000 pairs, for CI")
-    parser.add_argument("--out", type=Path, help="working folder (default: a temporary one)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per command; the min counts")
-    args = parser.parse_args(argv)
-    n = 5000 if args.quick else args.pairs
-    repeat = 1 if args.quick else max(1, args.repeat)
+def measure(bench: Bench) -> dict[str, Any]:
+    args, n, repeat, sqlite_utils, work = bench
+    repeat = 1 if args.quick else repeat
     py = sys.executable
-    sqlite_utils = sqlite_utils_cli()
-    if sqlite_utils is None:
-        log("sqlite-utils CLI not found")
-        return 2
-    work = args.out or Path(tempfile.mkdtemp(prefix="tiebreak-bench-export-"))
-    work.mkdir(parents=True, exist_ok=True)
     data, project = work / "votes.jsonl", work / "conv.tiebreak"
     ours_out, ref_out = work / "export.jsonl", work / "rows.jsonl"
-    try:
-        log(f"generating and importing {n:,} conversation pairs (untimed)")
-        start = time.perf_counter()
-        generate(data, n)
-        run([py, "-m", "desktop", "new", str(project)], label="tiebreak new")
-        run([py, "-m", "desktop", "import", str(project), str(data)], label="tiebreak import")
-        log(f"  ready in {time.perf_counter() - start:.1f} s")
-        ours, refs = [], []
-        for i in range(repeat):
-            log(f"run {i + 1}/{repeat}")
-            commands = [
-                (
-                    refs,
-                    [str(sqlite_utils), "rows", str(project), "pairs", "--nl"],
-                    ref_out,
-                    "sqlite-utils rows --nl",
-                ),
-                (
-                    ours,
-                    [py, "-m", "desktop", "export", str(project), str(ours_out)],
-                    None,
-                    "tiebreak export",
-                ),
-            ]
-            for into, cmd, stdout, label in commands if i % 2 == 0 else reversed(commands):
-                into.append(run(cmd, stdout=stdout, label=label))
-        size = check(ours_out, n)
-        ref_size = ref_out.stat().st_size
-        ours_best, ref = best(ours), best(refs)
-        ratio = ours_best.seconds / ref.seconds
-        result = {
-            "pairs": n,
-            "export_mb": round(size / 1e6, 1),
-            "sqlite_utils_rows_mb": round(ref_size / 1e6, 1),
-            "sqlite_utils_rows_s": round(ref.seconds, 2),
-            "export_s": round(ours_best.seconds, 2),
-            "export_cpu_s": round(ours_best.cpu, 2),
-            "export_peak_rss_mb": round(ours_best.peak_rss_mb, 1),
-            "time_ratio": round(ratio, 3),
-            "time_target": TIME_TARGET,
-            "meets_target": ratio <= TIME_TARGET,
-            "runs": {"export_s": [r.seconds for r in ours], "rows_s": [r.seconds for r in refs]},
-            "quick": args.quick,
-        }
-        print(json.dumps(result, indent=2))
-        return 0
-    except BenchError as exc:
-        log(f"failed: {exc}")
-        return 1
-    finally:
-        if args.out is None:
-            shutil.rmtree(work, ignore_errors=True)
+    log(f"generating and importing {n:,} conversation pairs (untimed)")
+    start = time.perf_counter()
+    generate(data, n)
+    run([py, "-m", "desktop", "new", str(project)], label="tiebreak new")
+    run([py, "-m", "desktop", "import", str(project), str(data)], label="tiebreak import")
+    log(f"  ready in {time.perf_counter() - start:.1f} s")
+    ours, refs = [], []
+    for i in range(repeat):
+        log(f"run {i + 1}/{repeat}")
+        commands = [
+            (
+                refs,
+                [str(sqlite_utils), "rows", str(project), "pairs", "--nl"],
+                ref_out,
+                "sqlite-utils rows --nl",
+            ),
+            (
+                ours,
+                [py, "-m", "desktop", "export", str(project), str(ours_out)],
+                None,
+                "tiebreak export",
+            ),
+        ]
+        for into, cmd, stdout, label in commands if i % 2 == 0 else reversed(commands):
+            into.append(run(cmd, stdout=stdout, label=label))
+    size = check(ours_out, n)
+    ref_size = ref_out.stat().st_size
+    ours_best, ref = best(ours), best(refs)
+    ratio = ours_best.seconds / ref.seconds
+    return {
+        "pairs": n,
+        "export_mb": round(size / 1e6, 1),
+        "sqlite_utils_rows_mb": round(ref_size / 1e6, 1),
+        "sqlite_utils_rows_s": round(ref.seconds, 2),
+        "export_s": round(ours_best.seconds, 2),
+        "export_cpu_s": round(ours_best.cpu, 2),
+        "export_peak_rss_mb": round(ours_best.peak_rss_mb, 1),
+        "time_ratio": round(ratio, 3),
+        "time_target": TIME_TARGET,
+        "meets_target": ratio <= TIME_TARGET,
+        "runs": {"export_s": [r.seconds for r in ours], "rows_s": [r.seconds for r in refs]},
+        "quick": args.quick,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    return bench_main(argv, __doc__ or "", measure, prefix="tiebreak-bench-export-", repeat=3)
 
 
 if __name__ == "__main__":

@@ -19,29 +19,28 @@ because a target is missed.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
-import shutil
 import sqlite3
 import sys
-import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 # First, before site-packages: ppi-python installs a top-level package named tests.
 sys.path.insert(0, str(REPO))
 
 from tests.bench.bench_import_export import (  # noqa: E402
+    Bench,
     BenchError,
     _sentence_pool,
     _text,
+    bench_main,
     best,
     log,
     remove_db,
     run,
-    sqlite_utils_cli,
 )
 from tests.bench.bench_import_export import generate as generate_single  # noqa: E402
 
@@ -102,86 +101,66 @@ def counts(project: Path) -> tuple[int, int]:
         conn.close()
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--pairs", type=int, default=100_000)
-    parser.add_argument("--quick", action="store_true", help="5,000 pairs, for CI")
-    parser.add_argument("--out", type=Path, help="working folder (default: a temporary one)")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per command; the min counts")
-    args = parser.parse_args(argv)
-    n = 5000 if args.quick else args.pairs
-    repeat = max(1, args.repeat)
+def measure(bench: Bench) -> dict[str, Any]:
+    args, n, repeat, sqlite_utils, work = bench
     py = sys.executable
-    sqlite_utils = sqlite_utils_cli()
-    if sqlite_utils is None:
-        log("sqlite-utils CLI not found")
-        return 2
-    work = args.out or Path(tempfile.mkdtemp(prefix="tiebreak-bench-conv-"))
-    work.mkdir(parents=True, exist_ok=True)
     data, single = work / "votes.jsonl", work / "single.jsonl"
     ref_db, project, single_project = (
         work / "ref.db",
         work / "conv.tiebreak",
         work / "single.tiebreak",
     )
-    try:
-        log(f"generating {n:,} conversation pairs in {data}")
-        start = time.perf_counter()
-        size = generate(data, n)
-        took = time.perf_counter() - start
-        log(f"  {size / 1e6:.1f} MB ({size / n:.0f} bytes a pair) in {took:.1f} s")
-        single_size = generate_single(single, n)
-        refs, ours, singles = [], [], []
-        for i in range(repeat):
-            log(f"run {i + 1}/{repeat}")
-            remove_db(ref_db)
-            refs.append(
+    log(f"generating {n:,} conversation pairs in {data}")
+    start = time.perf_counter()
+    size = generate(data, n)
+    took = time.perf_counter() - start
+    log(f"  {size / 1e6:.1f} MB ({size / n:.0f} bytes a pair) in {took:.1f} s")
+    single_size = generate_single(single, n)
+    refs, ours, singles = [], [], []
+    for i in range(repeat):
+        log(f"run {i + 1}/{repeat}")
+        remove_db(ref_db)
+        refs.append(
+            run(
+                [str(sqlite_utils), "insert", str(ref_db), "votes", str(data), "--nl"],
+                label="sqlite-utils insert --nl",
+            )
+        )
+        for path, source, into in ((project, data, ours), (single_project, single, singles)):
+            remove_db(path)
+            run([py, "-m", "desktop", "new", str(path)], label="tiebreak new")
+            into.append(
                 run(
-                    [str(sqlite_utils), "insert", str(ref_db), "votes", str(data), "--nl"],
-                    label="sqlite-utils insert --nl",
+                    [py, "-m", "desktop", "import", str(path), str(source)],
+                    label=f"import {source.name}",
                 )
             )
-            for path, source, into in ((project, data, ours), (single_project, single, singles)):
-                remove_db(path)
-                run([py, "-m", "desktop", "new", str(path)], label="tiebreak new")
-                into.append(
-                    run(
-                        [py, "-m", "desktop", "import", str(path), str(source)],
-                        label=f"import {source.name}",
-                    )
-                )
-        ref, ours_best, single_best = best(refs), best(ours), best(singles)
-        pairs, votes = counts(project)
-        if (pairs, votes) != (n, n):
-            raise BenchError(
-                f"{project}: {pairs} conversation pairs and {votes} votes, expected {n}"
-            )
-        time_ratio = ours_best.seconds / ref.seconds
-        memory_ratio = ours_best.peak_rss_mb / single_best.peak_rss_mb
-        result = {
-            "pairs": n,
-            "file_mb": round(size / 1e6, 1),
-            "single_turn_file_mb": round(single_size / 1e6, 1),
-            "sqlite_utils_insert_s": round(ref.seconds, 2),
-            "import_s": round(ours_best.seconds, 2),
-            "time_ratio": round(time_ratio, 3),
-            "time_target": TIME_TARGET,
-            "import_peak_rss_mb": round(ours_best.peak_rss_mb, 1),
-            "single_turn_import_s": round(single_best.seconds, 2),
-            "single_turn_peak_rss_mb": round(single_best.peak_rss_mb, 1),
-            "memory_ratio": round(memory_ratio, 3),
-            "memory_target": MEMORY_TARGET,
-            "meets_targets": time_ratio <= TIME_TARGET and memory_ratio <= MEMORY_TARGET,
-            "quick": args.quick,
-        }
-        print(json.dumps(result, indent=2))
-        return 0
-    except BenchError as exc:
-        log(f"failed: {exc}")
-        return 1
-    finally:
-        if args.out is None:
-            shutil.rmtree(work, ignore_errors=True)
+    ref, ours_best, single_best = best(refs), best(ours), best(singles)
+    pairs, votes = counts(project)
+    if (pairs, votes) != (n, n):
+        raise BenchError(f"{project}: {pairs} conversation pairs and {votes} votes, expected {n}")
+    time_ratio = ours_best.seconds / ref.seconds
+    memory_ratio = ours_best.peak_rss_mb / single_best.peak_rss_mb
+    return {
+        "pairs": n,
+        "file_mb": round(size / 1e6, 1),
+        "single_turn_file_mb": round(single_size / 1e6, 1),
+        "sqlite_utils_insert_s": round(ref.seconds, 2),
+        "import_s": round(ours_best.seconds, 2),
+        "time_ratio": round(time_ratio, 3),
+        "time_target": TIME_TARGET,
+        "import_peak_rss_mb": round(ours_best.peak_rss_mb, 1),
+        "single_turn_import_s": round(single_best.seconds, 2),
+        "single_turn_peak_rss_mb": round(single_best.peak_rss_mb, 1),
+        "memory_ratio": round(memory_ratio, 3),
+        "memory_target": MEMORY_TARGET,
+        "meets_targets": time_ratio <= TIME_TARGET and memory_ratio <= MEMORY_TARGET,
+        "quick": args.quick,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    return bench_main(argv, __doc__ or "", measure, prefix="tiebreak-bench-conv-")
 
 
 if __name__ == "__main__":

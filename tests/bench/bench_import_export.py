@@ -39,8 +39,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, NamedTuple
 
 REPO = Path(__file__).resolve().parents[2]
 # First, before site-packages: ppi-python installs a top-level package named tests.
@@ -52,6 +54,7 @@ from desktop.adapters.store.rubrics import now, record_rubric  # noqa: E402
 from desktop.domain.results import JudgeResult, Order, Status  # noqa: E402
 from desktop.domain.verdicts import Verdict  # noqa: E402
 from desktop.services.exporting import export_columns  # noqa: E402
+from tests.peak_memory import launcher, read_report  # noqa: E402
 
 IMPORT_TARGET = 1.3
 EXPORT_TARGET = 1.5
@@ -177,31 +180,9 @@ class BenchError(Exception):
     pass
 
 
-# Linux carries a process's peak RSS across fork and exec into the new program's
-# ru_maxrss, so a child forked straight from this (large) process would report at least
-# this process's own peak. A small launcher forks the command instead: what it inherits is
-# the launcher's few MB, less than any Python program needs. The launcher also times the
-# command, so its own start-up is not counted.
-_LAUNCHER = """
-import json, os, sys, time
-report, argv = sys.argv[1], sys.argv[2:]
-start = time.perf_counter()
-pid = os.fork()
-if pid == 0:
-    try:
-        os.execvp(argv[0], argv)
-    finally:
-        os._exit(127)
-_, status, usage = os.wait4(pid, 0)
-seconds = time.perf_counter() - start
-with open(report, "w") as fh:
-    json.dump([seconds, os.waitstatus_to_exitcode(status), usage.ru_maxrss,
-               usage.ru_utime + usage.ru_stime], fh)
-"""
-
-
 def run(cmd: list[str], *, stdout: Path | None = None, label: str, cwd: Path = REPO) -> Run:
-    """Run one command: its wall time and its own peak RSS (wait4's ru_maxrss)."""
+    """Run one command: its wall time and its own peak RSS (tests/peak_memory.py: a child
+    forked straight from this large process would report this process's peak)."""
     fd, err_name = tempfile.mkstemp(prefix="bench-stderr-")
     os.close(fd)
     fd, report_name = tempfile.mkstemp(prefix="bench-report-")
@@ -212,20 +193,18 @@ def run(cmd: list[str], *, stdout: Path | None = None, label: str, cwd: Path = R
             err_path.open("wb") as err_fh,
             stdout.open("wb") if stdout else open(os.devnull, "wb") as out_fh,
         ):
-            launcher = [sys.executable, "-I", "-S", "-c", _LAUNCHER, str(report), *cmd]
             # Flush what earlier steps wrote, so no command pays for another's writeback.
             if hasattr(os, "sync"):
                 os.sync()
-            code = subprocess.call(launcher, stdout=out_fh, stderr=err_fh, cwd=cwd)
-        seconds, exit_code, maxrss, cpu = json.loads(report.read_text() or "[0, -1, 0, 0]")
+            code = subprocess.call([*launcher(report), *cmd], stdout=out_fh, stderr=err_fh, cwd=cwd)
+        exit_code, seconds, peak, cpu = read_report(report)
         if code != 0 or exit_code != 0:
             tail = err_path.read_text(encoding="utf-8", errors="replace")[-2000:]
             raise BenchError(f"{label}: exit {exit_code}: {' '.join(cmd)}\n{tail}")
     finally:
         err_path.unlink(missing_ok=True)
         report.unlink(missing_ok=True)
-    # ru_maxrss is in KiB on Linux, bytes on macOS.
-    rss = maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
+    rss = peak / 2**20
     log(f"  {label}: {seconds:.2f} s ({cpu:.2f} s CPU), peak RSS {rss:.0f} MB")
     return Run(seconds, rss, cpu)
 
@@ -390,233 +369,267 @@ def sqlite_utils_cli() -> Path | None:
     return Path(found) if found else None
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+class Bench(NamedTuple):
+    """What a command-line benchmark measures with: its options, how many pairs and runs,
+    the reference command, a working folder."""
+
+    args: argparse.Namespace
+    pairs: int
+    repeat: int
+    sqlite_utils: Path
+    work: Path
+
+
+def bench_main(
+    argv: list[str] | None,
+    doc: str,
+    measure: Callable[[Bench], dict[str, Any]],
+    *,
+    prefix: str,
+    repeat: int = 1,
+    options: Callable[[argparse.ArgumentParser], None] = lambda parser: None,
+) -> int:
+    """The command line of a benchmark of whole commands: ``--pairs``, ``--quick`` (5,000),
+    ``--out``, ``--repeat``; the figures ``measure`` returns printed as JSON on stdout;
+    exit 1 when a command fails or a count is wrong (never because a target is missed),
+    2 without the sqlite-utils command."""
+    parser = argparse.ArgumentParser(description=doc.split("\n", 1)[0])
     parser.add_argument("--pairs", type=int, default=100_000)
     parser.add_argument("--quick", action="store_true", help="5,000 pairs, for CI")
     parser.add_argument("--out", type=Path, help="working folder (default: a temporary one)")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per command; the min counts")
     parser.add_argument(
-        "--reference",
-        type=Path,
-        help="another checkout (e.g. main's) whose import and export run on the same data,"
-        " turn about with this one's",
+        "--repeat", type=int, default=repeat, help="runs per command; the min counts"
     )
+    options(parser)
     args = parser.parse_args(argv)
-    n = 5000 if args.quick else args.pairs
-    repeat = max(1, args.repeat)
-
-    py = sys.executable
     sqlite_utils = sqlite_utils_cli()
     if sqlite_utils is None:
         log("sqlite-utils CLI not found")
         return 2
-
-    work = args.out or Path(tempfile.mkdtemp(prefix="tiebreak-bench-"))
+    work = args.out or Path(tempfile.mkdtemp(prefix=prefix))
     work.mkdir(parents=True, exist_ok=True)
-    data, ref_db, project = work / "pairs.jsonl", work / "ref.db", work / "bench.tiebreak"
-    array, array_project = work / "pairs.json", work / "array.tiebreak"
-    ref_csv, our_csv = work / "ref.csv", work / "export.csv"
+    pairs = 5000 if args.quick else args.pairs
     try:
-        log(f"generating {n:,} pairs in {data}")
-        start = time.perf_counter()
-        size = generate(data, n)
-        took = time.perf_counter() - start
-        log(f"  {size / 1e6:.1f} MB ({size / n:.0f} bytes a pair) in {took:.1f} s")
-        array_size = as_json_array(data, array)
-
-        startup = best([run([py, "-c", "pass"], label="python -c pass") for _ in range(3)])
-        su_startup = best(
-            [
-                run([str(sqlite_utils), "--version"], label="sqlite-utils --version")
-                for _ in range(3)
-            ]
-        )
-
-        ref_imports, new_runs, our_imports, array_imports = [], [], [], []
-        ref_our_imports: list[Run] = []
-        ref_project = work / "reference.tiebreak"
-        ref_py = reference_python(args.reference) if args.reference else py
-        on_ref = {"cwd": args.reference} if args.reference else {}
-        for i in range(repeat):
-            log(f"import, run {i + 1}/{repeat}")
-            remove_db(ref_db)
-            ref_imports.append(
-                run(
-                    [str(sqlite_utils), "insert", str(ref_db), "pairs", str(data), "--nl"],
-                    label="sqlite-utils insert --nl",
-                )
-            )
-            remove_db(project)
-            new_runs.append(run([py, "-m", "desktop", "new", str(project)], label="tiebreak new"))
-            our_imports.append(
-                run(
-                    [py, "-m", "desktop", "import", str(project), str(data)],
-                    label="tiebreak import",
-                )
-            )
-            if args.reference:
-                remove_db(ref_project)
-                run([ref_py, "-m", "desktop", "new", str(ref_project)], **on_ref, label="ref new")
-                ref_our_imports.append(
-                    run(
-                        [ref_py, "-m", "desktop", "import", str(ref_project), str(data)],
-                        **on_ref,
-                        label="reference tiebreak import",
-                    )
-                )
-            remove_db(array_project)
-            run([py, "-m", "desktop", "new", str(array_project)], label="tiebreak new")
-            array_imports.append(
-                run(
-                    [py, "-m", "desktop", "import", str(array_project), str(array)],
-                    label="tiebreak import (JSON array)",
-                )
-            )
-        if count_pairs(array_project) != n:
-            raise BenchError(f"the JSON array import made {count_pairs(array_project)} pairs")
-        remove_db(array_project)
-        project_mb = project.stat().st_size / 1e6
-        imported = count_pairs(project)
-        if imported != n:
-            raise BenchError(f"tiebreak import made {imported} pairs, expected {n}")
-
-        log("adding judge results and human verdicts (untimed)")
-        start = time.perf_counter()
-        added = add_verdicts(project, n)
-        log(f"  {added} in {time.perf_counter() - start:.1f} s")
-
-        if args.reference:
-            as_reference_project(project, ref_project, args.reference)
-        ref_exports, our_exports, ref_our_exports = [], [], []
-        for i in range(repeat):
-            log(f"export, run {i + 1}/{repeat}")
-            ref_exports.append(
-                run(
-                    [str(sqlite_utils), "rows", str(project), "pairs", "--csv"],
-                    stdout=ref_csv,
-                    label="sqlite-utils rows --csv",
-                )
-            )
-            our_exports.append(
-                run(
-                    [
-                        py,
-                        "-m",
-                        "desktop",
-                        "export",
-                        str(project),
-                        str(our_csv),
-                        "--rubric",
-                        RUBRIC,
-                    ],
-                    label="tiebreak export",
-                )
-            )
-            if args.reference:
-                ref_our_exports.append(
-                    run(
-                        [
-                            ref_py,
-                            "-m",
-                            "desktop",
-                            "export",
-                            str(ref_project),
-                            str(work / "r.csv"),
-                            "--rubric",
-                            RUBRIC,
-                        ],
-                        **on_ref,
-                        label="reference tiebreak export",
-                    )
-                )
-        check_export(our_csv, n)
-        ref_rows = count_csv_rows(ref_csv)
-        if ref_rows != n:
-            raise BenchError(f"sqlite-utils rows wrote {ref_rows} rows, expected {n}")
-
-        ref_imp, new, our_imp = best(ref_imports), best(new_runs), best(our_imports)
-        arr_imp = best(array_imports)
-        array_memory_ratio = arr_imp.peak_rss_mb / our_imp.peak_rss_mb
-        ref_exp, our_exp = best(ref_exports), best(our_exports)
-        import_ratio = our_imp.seconds / ref_imp.seconds
-        export_ratio = our_exp.seconds / ref_exp.seconds
-        result = {
-            "pairs": n,
-            "repeat": repeat,
-            "jsonl_mb": round(size / 1e6, 1),
-            "import": {
-                "tiebreak_s": round(our_imp.seconds, 3),
-                "sqlite_utils_insert_s": round(ref_imp.seconds, 3),
-                "ratio": round(import_ratio, 3),
-                "target_ratio": IMPORT_TARGET,
-                "tiebreak_new_s": round(new.seconds, 3),
-                "ratio_including_new": round((our_imp.seconds + new.seconds) / ref_imp.seconds, 3),
-                "tiebreak_peak_rss_mb": round(our_imp.peak_rss_mb, 1),
-                "reference_peak_rss_mb": round(ref_imp.peak_rss_mb, 1),
-                "project_mb": round(project_mb, 1),
-                "reference_db_mb": round(ref_db.stat().st_size / 1e6, 1),
-            },
-            "import_json_array": {
-                "json_mb": round(array_size / 1e6, 1),
-                "tiebreak_s": round(arr_imp.seconds, 3),
-                "jsonl_tiebreak_s": round(our_imp.seconds, 3),
-                "time_ratio": round(arr_imp.seconds / our_imp.seconds, 3),
-                "tiebreak_peak_rss_mb": round(arr_imp.peak_rss_mb, 1),
-                "jsonl_peak_rss_mb": round(our_imp.peak_rss_mb, 1),
-                "memory_ratio": round(array_memory_ratio, 3),
-                "target_memory_ratio": JSON_ARRAY_MEMORY_TARGET,
-            },
-            "export": {
-                "tiebreak_s": round(our_exp.seconds, 3),
-                "sqlite_utils_rows_csv_s": round(ref_exp.seconds, 3),
-                "ratio": round(export_ratio, 3),
-                "target_ratio": EXPORT_TARGET,
-                "tiebreak_peak_rss_mb": round(our_exp.peak_rss_mb, 1),
-                "reference_peak_rss_mb": round(ref_exp.peak_rss_mb, 1),
-                "judge_results": added["judge_results"],
-                "human_verdicts": added["human_verdicts"],
-                "csv_mb": round(our_csv.stat().st_size / 1e6, 1),
-            },
-            "memory_target_mb": MEMORY_TARGET_MB,
-            **(
-                {
-                    "reference": {
-                        "checkout": str(args.reference),
-                        "import_s": round(best(ref_our_imports).seconds, 3),
-                        "import_ratio": round(our_imp.seconds / best(ref_our_imports).seconds, 3),
-                        "export_s": round(best(ref_our_exports).seconds, 3),
-                        "export_ratio": round(our_exp.seconds / best(ref_our_exports).seconds, 3),
-                        "export_cpu_s": round(best(ref_our_exports).cpu, 3),
-                        "export_cpu_ratio": round(our_exp.cpu / best(ref_our_exports).cpu, 3),
-                        "import_cpu_s": round(best(ref_our_imports).cpu, 3),
-                        "import_cpu_ratio": round(our_imp.cpu / best(ref_our_imports).cpu, 3),
-                        "export_target_ratio": REFERENCE_EXPORT_TARGET,
-                        "export_peak_rss_mb": round(best(ref_our_exports).peak_rss_mb, 1),
-                    }
-                }
-                if args.reference
-                else {}
-            ),
-            "meets_targets": {
-                "import_time": import_ratio <= IMPORT_TARGET,
-                "export_time": export_ratio <= EXPORT_TARGET,
-                "import_memory": our_imp.peak_rss_mb < MEMORY_TARGET_MB,
-                "json_array_memory": array_memory_ratio <= JSON_ARRAY_MEMORY_TARGET,
-                "export_memory": our_exp.peak_rss_mb < MEMORY_TARGET_MB,
-            },
-            "python_startup_s": round(startup.seconds, 3),
-            "sqlite_utils_startup_s": round(su_startup.seconds, 3),
-            "tiebreak_new_s": round(new.seconds, 3),
-        }
+        result = measure(Bench(args, pairs, max(1, args.repeat), sqlite_utils, work))
     except BenchError as exc:
-        log(f"bench failed: {exc}")
+        log(f"failed: {exc}")
         return 1
     finally:
         if args.out is None:
             shutil.rmtree(work, ignore_errors=True)
     sys.stdout.write(json.dumps(result, indent=2) + "\n")
     return 0
+
+
+def _reference_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--reference",
+        type=Path,
+        help="another checkout (e.g. main's) whose import and export run on the same data,"
+        " turn about with this one's",
+    )
+
+
+def measure(bench: Bench) -> dict[str, Any]:
+    args, n, repeat, sqlite_utils, work = bench
+    py = sys.executable
+    data, ref_db, project = work / "pairs.jsonl", work / "ref.db", work / "bench.tiebreak"
+    array, array_project = work / "pairs.json", work / "array.tiebreak"
+    ref_csv, our_csv = work / "ref.csv", work / "export.csv"
+    log(f"generating {n:,} pairs in {data}")
+    start = time.perf_counter()
+    size = generate(data, n)
+    took = time.perf_counter() - start
+    log(f"  {size / 1e6:.1f} MB ({size / n:.0f} bytes a pair) in {took:.1f} s")
+    array_size = as_json_array(data, array)
+
+    startup = best([run([py, "-c", "pass"], label="python -c pass") for _ in range(3)])
+    su_startup = best(
+        [run([str(sqlite_utils), "--version"], label="sqlite-utils --version") for _ in range(3)]
+    )
+
+    ref_imports, new_runs, our_imports, array_imports = [], [], [], []
+    ref_our_imports: list[Run] = []
+    ref_project = work / "reference.tiebreak"
+    ref_py = reference_python(args.reference) if args.reference else py
+    on_ref = {"cwd": args.reference} if args.reference else {}
+    for i in range(repeat):
+        log(f"import, run {i + 1}/{repeat}")
+        remove_db(ref_db)
+        ref_imports.append(
+            run(
+                [str(sqlite_utils), "insert", str(ref_db), "pairs", str(data), "--nl"],
+                label="sqlite-utils insert --nl",
+            )
+        )
+        remove_db(project)
+        new_runs.append(run([py, "-m", "desktop", "new", str(project)], label="tiebreak new"))
+        our_imports.append(
+            run(
+                [py, "-m", "desktop", "import", str(project), str(data)],
+                label="tiebreak import",
+            )
+        )
+        if args.reference:
+            remove_db(ref_project)
+            run([ref_py, "-m", "desktop", "new", str(ref_project)], **on_ref, label="ref new")
+            ref_our_imports.append(
+                run(
+                    [ref_py, "-m", "desktop", "import", str(ref_project), str(data)],
+                    **on_ref,
+                    label="reference tiebreak import",
+                )
+            )
+        remove_db(array_project)
+        run([py, "-m", "desktop", "new", str(array_project)], label="tiebreak new")
+        array_imports.append(
+            run(
+                [py, "-m", "desktop", "import", str(array_project), str(array)],
+                label="tiebreak import (JSON array)",
+            )
+        )
+    if count_pairs(array_project) != n:
+        raise BenchError(f"the JSON array import made {count_pairs(array_project)} pairs")
+    remove_db(array_project)
+    project_mb = project.stat().st_size / 1e6
+    imported = count_pairs(project)
+    if imported != n:
+        raise BenchError(f"tiebreak import made {imported} pairs, expected {n}")
+
+    log("adding judge results and human verdicts (untimed)")
+    start = time.perf_counter()
+    added = add_verdicts(project, n)
+    log(f"  {added} in {time.perf_counter() - start:.1f} s")
+
+    if args.reference:
+        as_reference_project(project, ref_project, args.reference)
+    ref_exports, our_exports, ref_our_exports = [], [], []
+    for i in range(repeat):
+        log(f"export, run {i + 1}/{repeat}")
+        ref_exports.append(
+            run(
+                [str(sqlite_utils), "rows", str(project), "pairs", "--csv"],
+                stdout=ref_csv,
+                label="sqlite-utils rows --csv",
+            )
+        )
+        our_exports.append(
+            run(
+                [
+                    py,
+                    "-m",
+                    "desktop",
+                    "export",
+                    str(project),
+                    str(our_csv),
+                    "--rubric",
+                    RUBRIC,
+                ],
+                label="tiebreak export",
+            )
+        )
+        if args.reference:
+            ref_our_exports.append(
+                run(
+                    [
+                        ref_py,
+                        "-m",
+                        "desktop",
+                        "export",
+                        str(ref_project),
+                        str(work / "r.csv"),
+                        "--rubric",
+                        RUBRIC,
+                    ],
+                    **on_ref,
+                    label="reference tiebreak export",
+                )
+            )
+    check_export(our_csv, n)
+    ref_rows = count_csv_rows(ref_csv)
+    if ref_rows != n:
+        raise BenchError(f"sqlite-utils rows wrote {ref_rows} rows, expected {n}")
+
+    ref_imp, new, our_imp = best(ref_imports), best(new_runs), best(our_imports)
+    arr_imp = best(array_imports)
+    array_memory_ratio = arr_imp.peak_rss_mb / our_imp.peak_rss_mb
+    ref_exp, our_exp = best(ref_exports), best(our_exports)
+    import_ratio = our_imp.seconds / ref_imp.seconds
+    export_ratio = our_exp.seconds / ref_exp.seconds
+    return {
+        "pairs": n,
+        "repeat": repeat,
+        "jsonl_mb": round(size / 1e6, 1),
+        "import": {
+            "tiebreak_s": round(our_imp.seconds, 3),
+            "sqlite_utils_insert_s": round(ref_imp.seconds, 3),
+            "ratio": round(import_ratio, 3),
+            "target_ratio": IMPORT_TARGET,
+            "tiebreak_new_s": round(new.seconds, 3),
+            "ratio_including_new": round((our_imp.seconds + new.seconds) / ref_imp.seconds, 3),
+            "tiebreak_peak_rss_mb": round(our_imp.peak_rss_mb, 1),
+            "reference_peak_rss_mb": round(ref_imp.peak_rss_mb, 1),
+            "project_mb": round(project_mb, 1),
+            "reference_db_mb": round(ref_db.stat().st_size / 1e6, 1),
+        },
+        "import_json_array": {
+            "json_mb": round(array_size / 1e6, 1),
+            "tiebreak_s": round(arr_imp.seconds, 3),
+            "jsonl_tiebreak_s": round(our_imp.seconds, 3),
+            "time_ratio": round(arr_imp.seconds / our_imp.seconds, 3),
+            "tiebreak_peak_rss_mb": round(arr_imp.peak_rss_mb, 1),
+            "jsonl_peak_rss_mb": round(our_imp.peak_rss_mb, 1),
+            "memory_ratio": round(array_memory_ratio, 3),
+            "target_memory_ratio": JSON_ARRAY_MEMORY_TARGET,
+        },
+        "export": {
+            "tiebreak_s": round(our_exp.seconds, 3),
+            "sqlite_utils_rows_csv_s": round(ref_exp.seconds, 3),
+            "ratio": round(export_ratio, 3),
+            "target_ratio": EXPORT_TARGET,
+            "tiebreak_peak_rss_mb": round(our_exp.peak_rss_mb, 1),
+            "reference_peak_rss_mb": round(ref_exp.peak_rss_mb, 1),
+            "judge_results": added["judge_results"],
+            "human_verdicts": added["human_verdicts"],
+            "csv_mb": round(our_csv.stat().st_size / 1e6, 1),
+        },
+        "memory_target_mb": MEMORY_TARGET_MB,
+        **(
+            {
+                "reference": {
+                    "checkout": str(args.reference),
+                    "import_s": round(best(ref_our_imports).seconds, 3),
+                    "import_ratio": round(our_imp.seconds / best(ref_our_imports).seconds, 3),
+                    "export_s": round(best(ref_our_exports).seconds, 3),
+                    "export_ratio": round(our_exp.seconds / best(ref_our_exports).seconds, 3),
+                    "export_cpu_s": round(best(ref_our_exports).cpu, 3),
+                    "export_cpu_ratio": round(our_exp.cpu / best(ref_our_exports).cpu, 3),
+                    "import_cpu_s": round(best(ref_our_imports).cpu, 3),
+                    "import_cpu_ratio": round(our_imp.cpu / best(ref_our_imports).cpu, 3),
+                    "export_target_ratio": REFERENCE_EXPORT_TARGET,
+                    "export_peak_rss_mb": round(best(ref_our_exports).peak_rss_mb, 1),
+                }
+            }
+            if args.reference
+            else {}
+        ),
+        "meets_targets": {
+            "import_time": import_ratio <= IMPORT_TARGET,
+            "export_time": export_ratio <= EXPORT_TARGET,
+            "import_memory": our_imp.peak_rss_mb < MEMORY_TARGET_MB,
+            "json_array_memory": array_memory_ratio <= JSON_ARRAY_MEMORY_TARGET,
+            "export_memory": our_exp.peak_rss_mb < MEMORY_TARGET_MB,
+        },
+        "python_startup_s": round(startup.seconds, 3),
+        "sqlite_utils_startup_s": round(su_startup.seconds, 3),
+        "tiebreak_new_s": round(new.seconds, 3),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    return bench_main(
+        argv, __doc__ or "", measure, prefix="tiebreak-bench-", options=_reference_option
+    )
 
 
 if __name__ == "__main__":

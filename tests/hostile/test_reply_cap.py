@@ -10,7 +10,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -26,6 +25,7 @@ from tests.openai_server import (
     can_encode,
     encoded,
 )
+from tests.peak_memory import launcher, read_report
 
 try:  # the openai package's HTTP stack
     import httpx2 as httpx
@@ -38,31 +38,19 @@ GIB = 1 << 30
 SLACK = 48 << 20
 CAP_LINE = f"is larger than {REPLY_CAP >> 20} MiB once decoded"
 
-# Runs a command and writes the peak memory (kB) of that one child, not of this process.
-_PEAK = textwrap.dedent(
-    """
-    import resource, subprocess, sys
-    code = subprocess.run(sys.argv[2:]).returncode
-    with open(sys.argv[1], "w") as fh:
-        fh.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
-    sys.exit(code)
-    """
-)
-
 
 def measured(tmp_path: Path, *args: str | os.PathLike[str]) -> tuple[Run, int]:
-    """The real `tiebreak` command's outcome, and its peak resident memory in bytes."""
-    out = tmp_path / f"peak-{len(list(tmp_path.glob('peak-*')))}"
+    """The real `tiebreak` command's outcome, and its own peak resident memory in bytes."""
+    report = tmp_path / f"peak-{len(list(tmp_path.glob('peak-*')))}"
     env = {k: v for k, v in os.environ.items() if k != "TIEBREAK_DEBUG"}
-    command = [sys.executable, "-c", _PEAK, str(out), sys.executable, "-m", "desktop"]
     proc = subprocess.run(
-        [*command, *map(str, args)],
+        [*launcher(report), sys.executable, "-m", "desktop", *map(str, args)],
         capture_output=True,
         text=True,
         env=env,
         timeout=300,
     )
-    return Run(proc.returncode, proc.stdout, proc.stderr), int(out.read_text()) * 1024
+    return Run(proc.returncode, proc.stdout, proc.stderr), read_report(report).peak_bytes
 
 
 def stored(path: Path) -> list[tuple[int, str, str | None, int]]:

@@ -24,6 +24,7 @@ from tests.hostile.conftest import REPO, Hostile, Run, fingerprint
 from tests.hostile.test_template_cost import pairs_project, rubric_file
 from tests.judging_helpers import MODEL
 from tests.openai_server import OpenAIServer
+from tests.peak_memory import launcher, read_report
 
 DAG = (  # two lists, each shared twice inside the next, 40 times: 2**40 leaves each
     "{% set ns = namespace(l=[1], m=[1]) %}{% for i in range(40) %}"
@@ -80,30 +81,10 @@ BOMBS = {
 }
 _ADDRESS_SPACE = 3 * 2**30  # a bomb the budget missed fails with MemoryError, not the machine
 
-# Linux carries a process's peak RSS across fork and exec into the new program's ru_maxrss,
-# so a command forked straight from pytest (hundreds of MB once the suite has loaded Qt and
-# the statistics packages) would report pytest's peak, not its own. A small launcher forks
-# the command instead, caps its address space, and reports wait4's figure for it alone.
-_LAUNCHER = """
-import os, resource, sys
-report, cap, argv = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-pid = os.fork()
-if pid == 0:
-    try:
-        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-        os.execv(argv[0], argv)
-    finally:
-        os._exit(127)
-_, status, usage = os.wait4(pid, 0)
-with open(report, "w") as fh:
-    fh.write(str(usage.ru_maxrss))
-sys.exit(os.waitstatus_to_exitcode(status) & 0xFF)
-"""
-
 
 def run_measured(*args: str | os.PathLike[str], timeout: float = 60) -> tuple[Run, float, int]:
-    """The real command, as a user runs it: its outcome, wall time and peak resident
-    memory in bytes (wait4's figure for the command alone, not for this process)."""
+    """The real command, as a user runs it: its outcome, wall time and its own peak
+    resident memory in bytes (tests/peak_memory.py: not this process's)."""
     env = {k: v for k, v in os.environ.items() if k != "TIEBREAK_DEBUG"}
     fd, report_name = tempfile.mkstemp(prefix="peak-")
     os.close(fd)
@@ -112,16 +93,7 @@ def run_measured(*args: str | os.PathLike[str], timeout: float = 60) -> tuple[Ru
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-I",
-                "-S",
-                "-c",
-                _LAUNCHER,
-                report_name,
-                str(_ADDRESS_SPACE),
-                *command,
-            ],
+            [*launcher(report, address_space=_ADDRESS_SPACE), *command],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -137,7 +109,7 @@ def run_measured(*args: str | os.PathLike[str], timeout: float = 60) -> tuple[Ru
             killer.cancel()
         took = time.monotonic() - start
         assert took < timeout, f"killed after {timeout} s"
-        peak = int(report.read_text() or 0) * 1024
+        peak = read_report(report).peak_bytes
     finally:
         report.unlink(missing_ok=True)
     text = {k: v.decode("utf-8", "replace") for k, v in (("out", out), ("err", err))}
