@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from pathlib import Path
 
 import keyring
@@ -42,6 +43,17 @@ def _heap_thawed():
     yield
     gc.unfreeze()
     gc.enable()
+
+
+@pytest.fixture(autouse=True)
+def _window_state_cleared():
+    """Each test's window starts as a new user's: no docks, theme or geometry saved by an
+    earlier test (Qt keeps one settings store per process, in memory as well as on disk)."""
+    if "PySide6.QtCore" in sys.modules:
+        from PySide6.QtCore import QSettings
+
+        QSettings("tiebreak", "tiebreak").clear()
+    yield
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from desktop.cli.main import main
@@ -55,9 +55,6 @@ def _painted(chart: SvgChart) -> bool:
 
 @pytest.fixture
 def window(qtbot, judged: Path):  # noqa: F811
-    state = QSettings("tiebreak", "tiebreak")  # Qt keeps one settings file per process
-    for name in ("agreement_shown", "figures_shown", "docks", "geometry"):
-        state.remove(name)
     settings = AppSettings(reviewer="ada")
     session = ReviewSession.open(judged, settings)
     session.choose_rubric(RUBRIC)
