@@ -16,8 +16,9 @@ from desktop.cli.main import main
 from desktop.domain.verdicts import Verdict
 from desktop.services.app_settings import AppSettings
 from desktop.services.session import ReviewSession
-from desktop.ui.figures_dock import FiguresDock, SvgChart
+from desktop.ui.figures_dock import FiguresDock
 from desktop.ui.main_window import MainWindow
+from desktop.ui.svg_chart import SvgChart
 from tests.gui_helpers import press
 from tests.test_report import EVIL, GENERATOR, RUBRIC, judged  # noqa: F401  (the fixture)
 

@@ -13,11 +13,11 @@ from desktop.services.changes import Change
 from desktop.ui import dialogs
 from desktop.ui.context import WindowContext
 from desktop.ui.shortcuts import Shortcuts
-from desktop.ui.stats_panel import StatsPanel
 from desktop.ui.workers import Refresher
 
 if TYPE_CHECKING:
     from desktop.services.stats import Stats
+    from desktop.ui.stats_panel import StatsPanel
 
 
 class AgreementDock(QObject):
@@ -69,6 +69,8 @@ class AgreementDock(QObject):
     def _dock(self) -> QDockWidget:
         if self.dock is not None:
             return self.dock
+        from desktop.ui.stats_panel import StatsPanel  # the figures' code: loaded when shown
+
         window = self.context.window
         self.panel = StatsPanel()
         self.panel.refreshRequested.connect(self.refresh)

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QObject, QSize, Qt, QTimer
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction
-from PySide6.QtSvgWidgets import QSvgWidget
 from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
@@ -31,36 +30,6 @@ from desktop.ui.workers import Refresher
 
 if TYPE_CHECKING:
     from desktop.services.figure_charts import WindowFigures
-
-WIDTH = 520  # the charts' width when the dock opens; they scale with the dock
-
-
-class SvgChart(QSvgWidget):
-    """One chart, as tall as its drawing's proportions make it at the width it is given:
-    at most its drawn size (its text as big as the report's), smaller in a narrow dock."""
-
-    def __init__(self, svg: str) -> None:
-        super().__init__()
-        self.svg = svg  # matplotlib's text: what the chart says, e.g. to a test
-        self.load(QByteArray(svg.encode("utf-8")))
-        self.drawn = self.renderer().defaultSize()
-        self.renderer().setAspectRatioMode(Qt.AspectRatioMode.KeepAspectRatio)
-        self.setMaximumWidth(self.drawn.width())
-        policy = self.sizePolicy()
-        policy.setHeightForWidth(True)  # the scroll area's column asks for it
-        self.setSizePolicy(policy)
-
-    def hasHeightForWidth(self) -> bool:
-        return True
-
-    def heightForWidth(self, width: int) -> int:
-        if self.drawn.width() <= 0:
-            return 0
-        return round(width * self.drawn.height() / self.drawn.width())
-
-    def sizeHint(self) -> QSize:
-        width = min(WIDTH, self.drawn.width())
-        return QSize(width, self.heightForWidth(width))
 
 
 class FiguresPanel(QWidget):
@@ -115,6 +84,8 @@ class FiguresPanel(QWidget):
         if chosen is None or not chosen.charts:
             self.column.addWidget(PlainLabel("No figures for this dimension yet."))
             return
+        from desktop.ui.svg_chart import SvgChart  # QtSvg: loaded when a chart is shown
+
         for svg in chosen.charts:
             self.column.addWidget(SvgChart(svg))
         self.column.addStretch(1)  # what height is left goes under the charts

@@ -39,8 +39,9 @@ def measure(project: Path) -> dict[str, float | int]:
 
     from desktop.services.app_settings import AppSettings
     from desktop.services.session import ReviewSession
-    from desktop.ui.figures_dock import FiguresDock, SvgChart
+    from desktop.ui.figures_dock import FiguresDock
     from desktop.ui.main_window import MainWindow
+    from desktop.ui.svg_chart import SvgChart
 
     app = QApplication.instance() or QApplication([])
     settings = AppSettings(profile="local")
