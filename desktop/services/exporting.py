@@ -160,6 +160,7 @@ def export_project(
                 count += 1
                 if progress and count % 5000 == 0:
                     progress(count)
+        store.ensure_read_whole()  # rows of two files are no export: nothing is written
     if progress:
         progress(count)
     guarded = guard.guarded if guard else None

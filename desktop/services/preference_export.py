@@ -92,6 +92,7 @@ def export_preferences(
             counts["rows"] += 1
             if progress and counts["rows"] % 5000 == 0:
                 progress(counts["rows"])
+        store.ensure_read_whole()  # records of two files are no export: nothing is written
     if progress:
         progress(counts["rows"])
     return PreferenceReport(

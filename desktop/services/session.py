@@ -46,7 +46,9 @@ class ReviewSession:
         self.path = path
         self.settings = settings
         self.store = open_project(path)
-        self.store.settle_every(None)  # in file_lost(), while the reviewer pauses
+        # A verdict reaches the file itself before the window shows it saved (a checkpoint,
+        # about a millisecond): a move to another file system, which copies the file alone,
+        # keeps it. (A copy after each pause lost a verdict given a second before the move.)
         self.current: Pair | None = None
         self._unsaved: dict[str, str] = {}  # choices (settings) made, not yet written
         self.blind = BlindReview()  # what this window has shown of the judge

@@ -28,8 +28,52 @@ _NOT_UTF8 = "Could not decode to UTF-8 column "  # Python's sqlite3, on bytes SQ
 T = TypeVar("T")
 
 
-def damage_error(path: Path, exc: sqlite3.Error) -> ProjectError | None:
-    """The one line for an error that means the file is damaged, else None."""
+def damage_error(
+    path: Path, exc: sqlite3.Error, conn: sqlite3.Connection | None = None
+) -> ProjectError | None:
+    """The one line for an error that means the file is damaged, else None. A reader's
+    file that changed from outside while it was read (a copy over it) is not damaged:
+    what it read was two files, and the file there now may well be sound."""
+    error = _damage(path, exc)
+    if error is not None and conn is not None and replaced_while_read(conn):
+        return replaced_error(path)
+    return error
+
+
+def replaced_error(path: Path) -> ProjectError:
+    return ProjectError(
+        f"{path}: the project file was replaced while it was read; run the command again"
+    )
+
+
+def replaced_while_read(conn: sqlite3.Connection) -> bool:
+    """A reader's file is not the one it opened: another file by its name, or one shorter
+    (no checkpoint shortens a project), or, told only where an error says the pages read
+    do not fit, written since it was opened."""
+    opened = getattr(conn, "opened", None)
+    if opened is None:
+        return False
+    try:
+        info = os.stat(cast("ProjectConnection", conn).project_path)
+    except OSError:
+        return True
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns) != opened
+
+
+def moved_while_read(conn: sqlite3.Connection) -> bool:
+    """The part of ``replaced_while_read`` that holds whatever others write meanwhile: at
+    the end of a read that met no error."""
+    opened = getattr(conn, "opened", None)
+    if opened is None:
+        return False
+    try:
+        info = os.stat(cast("ProjectConnection", conn).project_path)
+    except OSError:
+        return True
+    return (info.st_dev, info.st_ino) != opened[:2] or info.st_size < opened[2]
+
+
+def _damage(path: Path, exc: sqlite3.Error) -> ProjectError | None:
     code = getattr(exc, "sqlite_errorcode", None)
     text = str(exc)
     if text.startswith(_NOT_UTF8):
@@ -55,7 +99,8 @@ def _translating(method: Callable[..., T]) -> Callable[..., T]:
         try:
             return method(self, *args, **kwargs)
         except sqlite3.DatabaseError as exc:
-            error = damage_error(self.project_path, exc)
+            conn = self if isinstance(self, sqlite3.Connection) else self.connection
+            error = damage_error(self.project_path, exc, conn)
             if error is None:
                 raise
         # Raised, then dropped: held by a frame of its own traceback, the error would keep
@@ -89,7 +134,7 @@ class ProjectCursor(sqlite3.Cursor):
         try:
             return super().__next__()
         except sqlite3.DatabaseError as exc:
-            error = damage_error(self.project_path, exc)
+            error = damage_error(self.project_path, exc, self.connection)
             if error is None:
                 raise
         # Raised, then dropped: held by a frame of its own traceback, the error would keep
@@ -105,6 +150,7 @@ class ProjectConnection(sqlite3.Connection):
     """A connection to one project file (``project_path``), handing out ProjectCursors."""
 
     project_path: Path
+    opened: tuple[int, int, int, int] | None = None  # a reader's file: dev, inode, size, mtime
 
     def cursor(self, factory: Any = ProjectCursor) -> Any:
         return super().cursor(factory)

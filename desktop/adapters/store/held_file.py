@@ -20,10 +20,24 @@ and cut it to that size. Hence:
   committed (``PRAGMA data_version``) and we have not, means something outside SQLite
   wrote the file. (A stamp is not compared while writes of ours wait in the log: another
   writer's checkpoint may copy them at any time.)
-- **The log is copied into the file and emptied** after each write of a command, at most
-  every second during a judging job (it commits every answer), and when the reviewer
-  pauses in the window, so a log beside a file it no longer belongs to holds little or
-  nothing to replay.
+- **While a write runs, and before it commits**: a transaction of an import or a merge runs
+  for seconds, and a look at its start alone let a file copied over the project mid-way
+  take the import's pages (a hybrid that fails ``integrity_check``), or one moved over it
+  send them into the unlinked old file, both acknowledged. So SQLite's progress handler
+  looks at the file (a stat, at most every ``_GLANCE_S``) while a write transaction runs,
+  and interrupts it once the path names another file or the file was written from
+  outside; the look is made again, in full, just before COMMIT, and after it, before our
+  checkpoint copies a page into the file. In WAL mode a transaction itself writes no page
+  of the file: only a checkpoint does, and none of ours runs into a file found replaced.
+- **The log is copied into the file and emptied** after each write of a command and of
+  the window (a reviewer's verdict is in the file itself before the window shows it
+  saved, so a move, even to another file system, which copies the file alone, keeps it),
+  and at most every second during a judging job (it commits every answer).
+- **What only the log holds is never deleted**: a file moved to another file system (or
+  deleted) while commits of ours waited in the log leaves those commits in the log and the
+  unlinked file we still hold, their only copy. Letting go, the store saves the whole
+  project as it has it to ``<name>.recovered-<time><suffix>`` beside the old name, and
+  says so in its one line.
 - **Letting go** of a file found moved or replaced, by the last store of the process to
   close: SQLite itself neither copies the log in nor removes it when it closes a file that
   was moved or deleted; a moved file gets our pages through the descriptor that still names
@@ -48,11 +62,18 @@ from desktop.adapters.store import sidecars
 from desktop.domain.errors import ProjectError
 
 FileKey = tuple[int, int]  # (st_dev, st_ino)
+_GLANCE_S = 0.01  # at most this often a running write looks at its file
+PROGRESS_STEPS = 10_000  # SQLite's virtual machine steps between calls of the handler
 Stamp = tuple[int, int]  # (st_size, st_mtime_ns)
 MOVED, REWRITTEN = "moved", "rewritten"
 
 
-def moved_error(path: Path) -> ProjectError:
+def moved_error(path: Path, saved: Path | None = None) -> ProjectError:
+    if saved is not None:
+        return ProjectError(
+            f"{path}: the project file was moved or replaced while open; what it held then,"
+            f" including work not yet in the moved file, is saved in {saved}"
+        )
     return ProjectError(f"{path}: the project file was moved or replaced while open; reopen it")
 
 
@@ -97,6 +118,7 @@ class _Held:
     stores: int = 0
     lost: str | None = None  # MOVED or REWRITTEN, once a store found it
     logs: dict[str, FileKey | None] = field(default_factory=dict)  # its -wal, -shm: inode
+    saved: Path | None = None  # where a store saved what only the log held (see rescue)
 
 
 _registry = threading.Lock()
@@ -200,7 +222,7 @@ class HeldFile:
         self.settle_every: float | None = 0.0  # seconds between checkpoints (see committed)
         self.lost: str | None = None
         self._page = int(conn.execute("PRAGMA page_size").fetchone()[0])
-        self._settled = self._committed = 0.0
+        self._settled = self._committed = self._glanced = 0.0
         self._pending = False  # commits of ours not yet copied into the file by us
         conn.execute("PRAGMA wal_autocheckpoint = 0")  # a checkpoint is ours: settle()
         self._version = _data_version(conn)
@@ -218,6 +240,38 @@ class HeldFile:
         """Raise the one line if the path no longer names the file (inside BEGIN IMMEDIATE)."""
         if self.found(conn) is not None:
             raise moved_error(self.path)
+
+    def watchdog(self) -> int:
+        """SQLite's progress handler while a write transaction runs: nonzero (interrupt the
+        statement) once the path names another file or the file was written from outside.
+        A stat at most every ``_GLANCE_S``: no pragma may run inside the handler, and none
+        is needed, as nobody else commits while we hold the write lock."""
+        if self.lost is not None:
+            return 1
+        now = time.monotonic()
+        if now - self._glanced < _GLANCE_S:
+            return 0
+        self._glanced = now
+        lost = _marked(self.key) or self._glance()
+        if lost is None:
+            return 0
+        self.lost = _mark(self.key, lost)
+        return 1
+
+    def _glance(self) -> str | None:
+        """The part of ``_look`` a stat can tell: the stamp taken when the log was last
+        emptied still holds while nobody can have copied anything into the file."""
+        try:
+            info = os.stat(self.path)
+        except OSError:
+            return MOVED
+        if (info.st_dev, info.st_ino) != self.key:
+            return MOVED
+        if info.st_size < self._size:
+            return REWRITTEN
+        if self._stamp is not None and not self._pending:
+            return REWRITTEN if (info.st_size, info.st_mtime_ns) != self._stamp else None
+        return None
 
     def found(self, conn: sqlite3.Connection) -> str | None:
         """MOVED (the path names another file, or none) or REWRITTEN (the file was written
@@ -257,20 +311,73 @@ class HeldFile:
             return REWRITTEN if (info.st_size, info.st_mtime_ns) != self._stamp else None
         return None
 
-    def committed(self, conn: sqlite3.Connection) -> None:
-        """After an outermost commit: copy the log into the file now, unless that was done
-        less than ``settle_every`` ago (None: only when the store is asked to verify)."""
+    def committed(self, conn: sqlite3.Connection) -> str | None:
+        """After an outermost commit: the file is looked at once more, against the stamp as
+        it was before the commit (which wrote the log alone), and nothing is copied into a
+        file found replaced: MOVED or REWRITTEN is returned, and the commit must not be
+        acknowledged. Else the log is copied into the file now, unless that was done less
+        than ``settle_every`` ago (None: only when the store is asked to verify)."""
+        lost = self.lost_now(conn)
+        if lost is not None:
+            return lost
         self._pending, self._committed = True, time.monotonic()
         every = self.settle_every
         if every is not None and self._committed - self._settled >= every:
-            self.settle(conn)
+            return self.settle(conn)
+        return None
+
+    def lost_now(self, conn: sqlite3.Connection) -> str | None:
+        """``found`` without its checkpoint: the caller lets go of the file, which copies
+        what it must into a moved one. (Also after a failed write: a look that cannot be
+        made says nothing.)"""
+        if self.lost is None:
+            self.lost = _marked(self.key)
+        if self.lost is None:
+            try:
+                lost = self._look(conn)
+            except (sqlite3.Error, ProjectError):
+                return None
+            if lost is not None:
+                self.lost = _mark(self.key, lost)
+        return self.lost
+
+    def rescue(self, conn: sqlite3.Connection) -> Path | None:
+        """Where a file moved to another file system (a copy of the file alone, then the
+        original removed) or deleted while commits of ours waited in the log: those commits
+        are in the log and the unlinked file we still hold, and nowhere else. Save the whole
+        project as this connection reads it beside the old name, once per file, and say
+        where; None where nothing needs saving (or it could not be saved)."""
+        if self.lost != MOVED or not self._pending:
+            return None
+        with _registry:
+            entry = _held.get(self.key)
+            if entry is not None and entry.saved is not None:
+                return entry.saved
+        if _links(self.key) not in (0, None):  # moved within its file system: the file
+            return None  # itself gets the log when we let go (see _let_go)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        target = self.path.with_name(f"{self.path.stem}.recovered-{stamp}{self.path.suffix}")
+        try:
+            with contextlib.closing(sqlite3.connect(target)) as copy:
+                conn.backup(copy)
+                copy.execute("PRAGMA journal_mode = DELETE")
+        except (sqlite3.Error, OSError):
+            for suffix in ("", "-journal", "-wal", "-shm"):
+                with contextlib.suppress(OSError):
+                    os.unlink(f"{target}{suffix}")
+            return None
+        self._pending = False  # what only the log held is in the saved copy
+        with _registry:
+            if entry is not None:
+                entry.saved = target
+        return target
 
     def settle_due(self, idle: float) -> bool:
         """Whether writes of ours wait to be copied into the file, and none came for
         ``idle`` seconds (a window's, copied when the reviewer pauses)."""
         return self._pending and time.monotonic() - self._committed >= idle
 
-    def settle(self, conn: sqlite3.Connection) -> None:
+    def settle(self, conn: sqlite3.Connection) -> str | None:
         """Copy the log into the file and empty it, without waiting for anyone: where
         another program is reading or checkpointing, as much as can be. Stamp the file if
         the whole log reached it. ``data_version`` is read first, so a commit by anyone
@@ -288,6 +395,27 @@ class HeldFile:
                 info = os.stat(self.path)
                 if (info.st_dev, info.st_ino) == self.key:
                     self._stamp, self._size = (info.st_size, info.st_mtime_ns), info.st_size
+        return None
+
+
+def _links(key: FileKey) -> int | None:
+    """How many names the file this process holds open as ``key`` has left (0: deleted, or
+    copied elsewhere and removed), read through the descriptor SQLite holds; None where
+    it cannot be told (no /proc/self/fd or /dev/fd)."""
+    for folder in ("/proc/self/fd", "/dev/fd"):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            try:
+                info = os.fstat(int(name))
+            except (OSError, ValueError):
+                continue
+            if (info.st_dev, info.st_ino) == key:
+                return info.st_nlink
+        return None
+    return None
 
 
 def _size(path: str) -> int | None:

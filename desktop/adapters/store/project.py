@@ -80,30 +80,73 @@ class ProjectStore:
             conn.execute(f"SAVEPOINT {name}" if nested else "BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
             raise _translate(self.path, exc) from None
-        if not nested and self._held is not None:
+        held = None if nested else self._held
+        if held is not None:
             try:
-                self._held.check(conn)  # the path still names the file: see held_file.py
+                held.check(conn)  # the path still names the file: see held_file.py
             except ProjectError:
                 conn.execute("ROLLBACK")
                 self._let_go()
                 raise
+            # While it runs, too: a long write stops once the file is moved or replaced.
+            conn.set_progress_handler(held.watchdog, held_file.PROGRESS_STEPS)
         try:
             yield conn
+            if held is not None:
+                held.check(conn)  # and just before COMMIT
         except BaseException:
+            if self._held is not None:
+                conn.set_progress_handler(None, 0)
             if nested:
-                conn.execute(f"ROLLBACK TO {name}")
-                conn.execute(f"RELEASE {name}")
+                if conn.in_transaction:  # an interrupted write may have ended it
+                    conn.execute(f"ROLLBACK TO {name}")
+                    conn.execute(f"RELEASE {name}")
             elif conn.in_transaction:
                 conn.execute("ROLLBACK")
+            # A page of a file copied over the project reads as damage before the watchdog
+            # looks: whatever was raised, a file found replaced is the one line.
+            if held is not None and held.lost_now(conn) is not None:
+                self._let_go()  # whatever the interrupted statement raised: the one line
+                raise self._lost_error() from None
             raise
+        if held is not None:
+            conn.set_progress_handler(None, 0)
         try:
             conn.execute(f"RELEASE {name}" if nested else "COMMIT")
         except sqlite3.OperationalError as exc:
             if not nested and conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise _translate(self.path, exc) from None
-        if not nested and self._held is not None:
-            self._held.committed(conn)
+        if held is not None and held.committed(conn) is not None:
+            self._let_go()  # replaced as it committed: not acknowledged
+            raise self._lost_error()
+
+    def _lost_error(self) -> ProjectError:
+        return self._lost or held_file.moved_error(self.path)
+
+    def migrate(self) -> None:
+        """Apply the pending schema steps (sqlite-utils' Migrations, a transaction each),
+        watched as any write is (see ``transaction``)."""
+        from desktop.adapters.store.migrations import migrations
+
+        held = self._held
+        if held is not None:
+            self.conn.set_progress_handler(held.watchdog, held_file.PROGRESS_STEPS)
+        try:
+            migrations.apply(self.db)
+        except (sqlite3.Error, ProjectError):  # interrupted, or a replaced file's "damage"
+            if held is not None:
+                self.conn.set_progress_handler(None, 0)
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                if held.lost_now(self.conn) is not None:
+                    raise held_file.moved_error(self.path) from None
+            raise
+        finally:
+            if held is not None:
+                self.conn.set_progress_handler(None, 0)
+        if held is not None and held.committed(self.conn) is not None:
+            raise held_file.moved_error(self.path)
 
     def watch(self) -> None:
         """Check before each write that the path still names this file (a writer's)."""
@@ -137,9 +180,15 @@ class ProjectStore:
         return self._lost
 
     def _let_go(self) -> None:
-        self.close()
-        self._lost = held_file.moved_error(self.path)
+        self.close()  # which saves what only the log held, if anything
+        self._lost = self._lost or held_file.moved_error(self.path)
         self.conn = held_file.Released(self._lost)  # type: ignore[assignment]
+
+    def ensure_read_whole(self) -> None:
+        """At the end of a long read (an export): refuse, in one line, where the path has
+        come to name another file, or a shorter one, since the read began."""
+        if damage.moved_while_read(self.conn):
+            raise damage.replaced_error(self.path)
 
     def known_sound(self) -> bool:
         """A write now would not first check the file for damage."""
@@ -155,6 +204,8 @@ class ProjectStore:
         switch to a rollback journal wrote the data once instead of twice (a 100,000-pair
         import took 2.9 s instead of 3.8 s), but made every other writer fail at once
         instead of waiting its turn, and blocked readers while it ran."""
+        if self._held is not None and not self.conn.in_transaction:
+            self._held.settle(self.conn)  # a file at rest: a copy over it shows at once
         self.conn.execute("PRAGMA cache_size = -65536")
         try:
             yield
@@ -187,8 +238,12 @@ class ProjectStore:
             return
         self._closed = True
         conn, self.conn = self.conn, None  # type: ignore[assignment]
-        if self._held is not None:
-            self._held.found(conn)  # a file moved or replaced is let go of, not remembered
+        if self._held is not None and self._held.found(conn) is not None:
+            # A file moved or replaced is let go of, not remembered; what only its log
+            # held is saved first (``lost`` says where).
+            saved = self._held.rescue(conn)
+            if saved is not None:
+                self._lost = held_file.moved_error(self.path, saved)
         named = held_file.still_named(self._key, self.path)
         if held_file.release(self._key, conn):
             damage.released(self._key, self.path, still_there=named)
@@ -231,8 +286,6 @@ def open_project(
     try:
         store = ProjectStore(path, conn, readonly=readonly or owner is not None, sound=sound)
         _prepare(store, create=create)
-        if not store.readonly:
-            store.watch()
     except _NeedsUpgrade:  # from _prepare: the store is made
         if store is not None:
             store.close()
@@ -290,6 +343,9 @@ def _connect(
     else:
         conn = sqlite3.connect(str(path), check_same_thread=False, factory=damage.ProjectConnection)
     conn.project_path = path
+    if readonly:  # the file as it was opened: see damage.replaced_while_read
+        info = os.stat(path)
+        conn.opened = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
     # sqlite-utils' atomic() issues BEGIN itself; autocommit otherwise.
     conn.isolation_level = None
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -335,12 +391,11 @@ def _prepare(store: ProjectStore, *, create: bool) -> None:
                 _switch_to_wal(conn, path)
             # NORMAL in WAL mode: a crash of the app loses no committed transaction.
             conn.execute("PRAGMA synchronous = NORMAL")
+            store.watch()  # before the migrations: one may rebuild a table for seconds
         conn.execute("PRAGMA foreign_keys = ON")
         if pending:
             store.ensure_sound()
-            from desktop.adapters.store.migrations import migrations
-
-            migrations.apply(store.db)
+            store.migrate()
     except sqlite3.Error as exc:
         raise _translate(path, exc) from None
 

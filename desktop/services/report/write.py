@@ -39,6 +39,7 @@ def write_report(
         raise TiebreakError(f"{out.parent if str(out.parent) else '.'}: no such folder")
     figures = gather(store, rubrics, alpha=alpha, seed=seed, progress=progress)
     text, charts = page(store.path.name, figures, alpha=alpha)
+    store.ensure_read_whole()  # figures of two files are no report: nothing is written
     with atomic_text_file(out, keep=store.path) as fh:
         fh.write(text)
     return ReportSummary(out, len(figures), sum(len(r.judges) for r in figures), charts, len(text))
