@@ -262,7 +262,8 @@ def test_review_queue_and_agreement_dock(qtbot, window: MainWindow, server: Open
     server.responder = answer
     press(qtbot, window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: not window.judging.running, timeout=10_000)
-    press(qtbot, window, Qt.Key.Key_Return)  # p1: the reviewer accepts the judge
+    for key in (Qt.Key.Key_A, Qt.Key.Key_B, Qt.Key.Key_T, Qt.Key.Key_A):  # p1: as the judge
+        press(qtbot, window, key)
     judge_all(qtbot, window)
     # Q goes first to the pair whose answer could not be read.
     press(qtbot, window, Qt.Key.Key_Q)

@@ -81,10 +81,15 @@ def test_disagreement_is_with_the_reviewers_consensus(store: ProjectStore) -> No
     review(store, "q3", "overall", "A", reviewer="carol")  # two of three agree with the judge
     assert not rows_for(store, "ada")["q3"].disagree
     assert pair_verdicts(store, 3, "r", "m", DIMS, "ada").dimensions["overall"].final is (Verdict.A)
-    review(store, "q3", "overall", None, reviewer="bob")  # one each way: the latest leads
-    assert not rows_for(store, "ada")["q3"].disagree
+    review(store, "q3", "overall", None, reviewer="bob")  # one each way: a dispute, no label
+    row = rows_for(store, "ada")["q3"]
+    assert row.disputed and row.flagged and not row.disagree
+    assert pair_verdicts(store, 3, "r", "m", DIMS, "ada").dimensions["overall"].final is None
     review(store, "q3", "overall", "B", reviewer="ada")
+    assert rows_for(store, "ada")["q3"].disputed  # still one each way: ada B, carol A
+    review(store, "q3", "overall", "B", reviewer="bob")  # two of three against the judge
     assert rows_for(store, "ada")["q3"].disagree
+    assert not rows_for(store, "ada")["q3"].disputed
 
 
 def test_rows_by_id_are_the_same_rows_in_one_query(store: ProjectStore) -> None:

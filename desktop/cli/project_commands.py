@@ -47,11 +47,29 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         default=None,
         choices=(*EXPORT_FORMATS, *PREFERENCE_FORMATS),
         help="default: from the file name, else csv; trl and openai-preference write"
-        " training records from the final verdicts (ties and undecided pairs left out)",
+        " training records from the reviewers' labels (ties, disputes, broken and"
+        " unlabelled pairs left out and counted)",
     )
     p.add_argument(
         "--dimension",
-        help="trl, openai-preference: whose final verdicts (default: overall, or the only one)",
+        help="trl, openai-preference: whose labels (default: overall, or the only one)",
+    )
+    p.add_argument(
+        "--include-judge",
+        action="store_true",
+        help="trl, openai-preference: where no reviewer labelled a pair, take the judge's"
+        " verdict (each such record says source judge, with the model and confidence)",
+    )
+    p.add_argument(
+        "--min-confidence",
+        type=float,
+        help="with --include-judge: only the judge's verdicts at least this confident (0-1)",
+    )
+    p.add_argument(
+        "--include-accepted",
+        action="store_true",
+        help="trl, openai-preference: labels that rest only on judge verdicts accepted"
+        " with Enter too (source accepted)",
     )
     p.add_argument(
         "--no-formula-guard",
@@ -100,10 +118,16 @@ def cmd_export(args: argparse.Namespace) -> int:
     fmt = args.format or format_for(args.out)
     if fmt in PREFERENCE_FORMATS:
         return _export_preferences(args, fmt)
-    if args.dimension is not None:
-        from desktop.domain.errors import TiebreakError
+    for given, option in (
+        (args.dimension is not None, "--dimension"),
+        (args.include_judge, "--include-judge"),
+        (args.min_confidence is not None, "--min-confidence"),
+        (args.include_accepted, "--include-accepted"),
+    ):
+        if given:
+            from desktop.domain.errors import TiebreakError
 
-        raise TiebreakError("--dimension is for --format trl or openai-preference")
+            raise TiebreakError(f"{option} is for --format trl or openai-preference")
     with open_project(args.project, readonly=True) as store:
         report = export_project(
             store,
@@ -134,6 +158,9 @@ def _export_preferences(args: argparse.Namespace, fmt: str) -> int:
             rubric=args.rubric,
             dimension=args.dimension,
             judge_model=args.judge_model,
+            include_judge=args.include_judge,
+            min_confidence=args.min_confidence,
+            include_accepted=args.include_accepted,
             progress=stderr_progress("exported records"),
         )
     say(f"{args.out}: {report.summary()}")

@@ -41,6 +41,7 @@ def stats_lines(stats: Stats) -> list[str]:
         f"judge answers {s.answers:,}: parse failures {s.parse_failures:,}"
         f" ({pct(s.parse_failure_rate)}), errors {s.errors:,}",
         sides(s),
+        *filter(None, [s.labels_note(included=stats.include_accepted)]),
         "",
         *_dimension_table(s.dimensions),
     ]

@@ -23,9 +23,22 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("project", type=Path)
     p.add_argument("pair_id", help="the pair's external id, or #N for its row number")
     p.add_argument("dimension")
-    p.add_argument("verdict", help="A, B, tie, or 'clear' to withdraw")
+    p.add_argument(
+        "verdict",
+        help="A, B, tie, bothbad (a tie, both bad), skip (decide later), broken (the pair"
+        " cannot be judged: give the reason with --note), or 'clear' to withdraw",
+    )
     p.add_argument("--rubric")
-    p.add_argument("--note")
+    p.add_argument(
+        "--note",
+        help="the reason, kept until you change it (a later verdict without --note keeps"
+        " it; --note '' clears it)",
+    )
+    p.add_argument(
+        "--adjudicate",
+        action="store_true",
+        help="settle the dimension as adjudicator: your verdict becomes its label",
+    )
     p.add_argument("--reviewer", help="default: $TIEBREAK_REVIEWER or the login name")
     p.set_defaults(func=cmd_override)
 
@@ -50,6 +63,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "--limit", type=count_or_all, default=20, help="flips to list (default 20; JSON: all)"
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals")
+    p.add_argument(
+        "--include-accepted",
+        action="store_true",
+        help="count verdicts accepted from the judge (Enter) as the reviewers' own; left"
+        " out by default, since they agree with the judge by construction",
+    )
     p.add_argument(
         "--alpha",
         type=float,
@@ -176,10 +195,18 @@ def _anchor(text: str) -> tuple[str, float]:
 
 def cmd_override(args: argparse.Namespace) -> int:
     from desktop.adapters.store import open_project
+    from desktop.adapters.store.human_verdicts import KEEP
     from desktop.adapters.store.pairs import find_pair
-    from desktop.services.overrides import override, parse_verdict
+    from desktop.domain.errors import TiebreakError
+    from desktop.domain.verdicts import ADJUDICATED, CLI, Mark
+    from desktop.services.overrides import override, parse_answer, split_answer
 
-    verdict = None if args.verdict.lower() == "clear" else parse_verdict(args.verdict)
+    answer = None if args.verdict.lower() == "clear" else parse_answer(args.verdict)
+    verdict, mark = split_answer(answer)
+    if mark is Mark.BROKEN and not (args.note or "").strip():
+        raise TiebreakError("a broken pair needs its reason: give it with --note")
+    if args.adjudicate and (verdict is None or mark is Mark.SKIP):
+        raise TiebreakError("an adjudicator settles with a verdict: A, B, tie or bothbad")
     with open_project(args.project) as store:
         rubric = _rubric(store, args, "; name one with --rubric")
         pair = find_pair(store, args.pair_id)
@@ -190,11 +217,13 @@ def cmd_override(args: argparse.Namespace) -> int:
             dimension=args.dimension,
             verdict=verdict,
             reviewer=args.reviewer,
-            note=args.note,
-            mode="cli",
+            note=KEEP if args.note is None else args.note,
+            mode=ADJUDICATED if args.adjudicate else CLI,
+            mark=mark,
         )
-    shown = verdict.value if verdict else "cleared"
-    say(f"{pair.label}: {args.dimension} = {shown} (rubric {rubric})")
+    shown = answer.value if answer else "cleared"
+    settled = ", adjudicated" if args.adjudicate else ""
+    say(f"{pair.label}: {args.dimension} = {shown} (rubric {rubric}{settled})")
     return 0
 
 
@@ -246,6 +275,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
             alpha=args.alpha,
             target=args.target,
             by_turn=args.by == "turn",
+            include_accepted=args.include_accepted,
         )
         from desktop.services.jury_stats import jury_stats
 

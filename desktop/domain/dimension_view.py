@@ -1,12 +1,11 @@
 """The rules for one dimension of one pair: the judge's verdict over both orders, the
-reviewers' consensus, the final verdict, and the worse of two statuses. ``pair_view``
+final verdict, and the worse of two statuses (the reviewers' label: ``labels``). ``pair_view``
 applies them to a whole record; nothing else recombines them."""
 
 from __future__ import annotations
 
 import functools
-from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from typing import NamedTuple
 
 from desktop.domain.verdicts import Verdict, final_verdict
@@ -69,19 +68,6 @@ def judge_view(
     if backward_conf is None:
         return judge_verdict((forward, forward_conf, True))
     return judge_verdict((forward, sum((forward_conf, backward_conf)) / 2, True))
-
-
-def human_consensus(latest_per_reviewer: Sequence[Verdict | None]) -> Verdict | None:
-    """The human verdict of a pair: with one reviewer their latest verdict; with several,
-    the verdict most of them gave, and the most recent one where no verdict leads.
-    ``latest_per_reviewer`` is in the order the verdicts were given."""
-    given = [v for v in latest_per_reviewer if v is not None]
-    if not given:
-        return None
-    counts = Counter(given).most_common()
-    if len(counts) == 1 or counts[0][1] > counts[1][1]:
-        return counts[0][0]
-    return given[-1]
 
 
 def dimension_view(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from desktop.domain.verdicts import Verdict
+from desktop.domain.verdicts import Mark, Verdict
 
 
 class JudgeAnswer(NamedTuple):
@@ -32,14 +32,24 @@ class JudgeAnswer(NamedTuple):
 
 class ReviewerVerdict(NamedTuple):
     """A reviewer's current row for one dimension: their verdict, or None where they
-    withdrew it (the row may still carry their note)."""
+    withdrew it, skipped the pair or marked it broken (``mark``; the row may still carry
+    their note). "Both bad" is the verdict tie with the mark ``Mark.BOTH_BAD``."""
 
     dimension: str
     reviewer: str
     verdict: Verdict | None
-    mode: str | None  # "gui", "blind", "cli", "api", "imported"; None for older rows
+    mode: str | None  # verdicts.GUI, BLIND, CLI, API, IMPORTED, ACCEPTED, ADJUDICATED
     note: str | None
     created_at: str
+    mark: Mark | None = None
+
+    @property
+    def answer(self) -> str | None:
+        """The answer as given and exported: "A", "B", "tie", "bothbad", "skip", "broken";
+        None for a withdrawal."""
+        if self.mark is not None:
+            return self.mark.value
+        return None if self.verdict is None else self.verdict.value
 
 
 class PairRecord(NamedTuple):

@@ -5,42 +5,53 @@ final verdict; the flags the list shows follow from both.
 
 - An error is no answer: a pair is judged where some answer that counts is not an error;
   its status is the worst of its answers' (error, then parse failure, then ok).
-- A withdrawn verdict no longer counts; a withdrawal still carries its reviewer's note.
-- The human verdict is the reviewers' consensus (``dimension_view.human_consensus``); the
-  final verdict is the human one where given, else the judge's.
+- A withdrawn verdict no longer counts; a withdrawal still carries its reviewer's note. A
+  skip is no verdict (the pair is not reviewed); a broken mark is no verdict either, and
+  takes the pair out of every figure; "both bad" is a tie.
+- The human verdict is the label (``labels.label_of``): an adjudicator's verdict, else the
+  reviewers' majority; a split with no majority is a dispute, with no label. The final
+  verdict is the label where there is one, else the judge's; a dispute has none.
+- An accepted verdict (Enter on the judge's) is the reviewer's decision, so it counts in
+  the label; a reader comparing people with the judge asks for a view without them
+  (``accepted=False``): they agree with the judge by construction.
 - Inconsistent: on some dimension the judge's orders disagree. Disagree: on some dimension
-  the reviewers' consensus differs from the judge's verdict.
+  the label differs from the judge's verdict. Flagged: either, a failed answer, or a
+  dispute.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from desktop.domain.dimension_view import (
-    DimensionValues,
-    DimensionView,
-    JudgeVerdict,
-    human_consensus,
-)
+from desktop.domain.dimension_view import DimensionValues, DimensionView, JudgeVerdict
 from desktop.domain.judge_policy import NO_JUDGE, JudgePolicy, Ruling
+from desktop.domain.labels import NO_LABEL, Label, label_of
 from desktop.domain.pair_record import PairRecord, ReviewerVerdict
-from desktop.domain.verdicts import Verdict, final_verdict
+from desktop.domain.verdicts import ACCEPTED, Mark, Verdict
 
 
 class PairView:
     """``reviewer`` is whose verdicts are "mine" (the window's reviewer); without a
-    policy, no judge's verdicts are read."""
+    policy, no judge's verdicts are read. ``accepted``: whether accepted verdicts count in
+    the labels (see the module's docstring)."""
 
-    __slots__ = ("_given", "record", "reviewer", "ruling")
+    __slots__ = ("_given", "_labels", "accepted", "record", "reviewer", "ruling")
 
     def __init__(
-        self, record: PairRecord, policy: JudgePolicy | None = None, reviewer: str = ""
+        self,
+        record: PairRecord,
+        policy: JudgePolicy | None = None,
+        reviewer: str = "",
+        *,
+        accepted: bool = True,
     ) -> None:
         policy = NO_JUDGE if policy is None else policy
         self.record = record
         self.ruling: Ruling = policy.rule(record)
         self.reviewer = reviewer
+        self.accepted = accepted
         self._given: dict[str, list[ReviewerVerdict]] | None = None
+        self._labels: dict[str, Label] = {}
 
     @property
     def id(self) -> int:
@@ -69,25 +80,50 @@ class PairView:
 
     # ---- the reviewers --------------------------------------------------------------------
     def reviews_of(self, dimension: str) -> list[ReviewerVerdict]:
-        """Every reviewer's current verdict on ``dimension``, withdrawals left out, in the
-        order they were given."""
+        """Every reviewer's current verdict on ``dimension`` that counts (withdrawals,
+        skips and broken marks left out; accepts too in a view without them), in the order
+        they were given."""
         return self._by_dimension().get(dimension, [])
 
-    def human(self, dimension: str) -> Verdict | None:
-        """The reviewers' consensus, as the export's ``<dim>_human`` column."""
+    def label(self, dimension: str) -> Label:
+        """The dimension's label: its verdict, source, the rows it rests on, or a dispute."""
         if not self.record.reviews:
-            return None
-        given = self._by_dimension().get(dimension)
-        return human_consensus([r.verdict for r in given]) if given else None
+            return NO_LABEL
+        label = self._labels.get(dimension)
+        if label is None:
+            label = self._labels[dimension] = label_of(self._by_dimension().get(dimension, ()))
+        return label
+
+    def human(self, dimension: str) -> Verdict | None:
+        """The label's verdict (None: none, or a dispute), as the export's ``<dim>_human``."""
+        return self.label(dimension).verdict if self.record.reviews else None
 
     def human_given(self, dimension: str) -> ReviewerVerdict | None:
-        """The reviewer's verdict that ``human`` is: of the reviewers who gave the
-        consensus, the one who gave it last (who, how and when, for the export)."""
-        given = self._by_dimension().get(dimension) if self.record.reviews else None
-        if not given:
-            return None
-        human = human_consensus([r.verdict for r in given])
-        return next(r for r in reversed(given) if r.verdict == human)
+        """The reviewer's verdict that ``human`` is: of the reviewers who gave the label,
+        the one who gave it last (who, how and when, for the export)."""
+        given = self.label(dimension).given
+        return given[-1] if given else None
+
+    def disputes(self) -> list[str]:
+        """The dimensions whose reviewers split with no majority, not yet adjudicated."""
+        if len(self.record.reviews) < 2:
+            return []
+        return [d for d in self._by_dimension() if self.label(d).disputed]
+
+    @property
+    def broken(self) -> bool:
+        """Some reviewer marked the pair broken: no figure counts it."""
+        return any(r.mark is Mark.BROKEN for r in self.record.reviews)
+
+    def left_out(self, dimension: str) -> int:
+        """Accepted verdicts on ``dimension`` a view without them leaves out."""
+        if self.accepted:
+            return 0
+        return sum(
+            1
+            for r in self.record.reviews
+            if r.dimension == dimension and r.verdict is not None and r.mode == ACCEPTED
+        )
 
     def notes(self) -> list[ReviewerVerdict]:
         """Every reviewer's current row that carries a note (a withdrawn verdict's too), in
@@ -96,8 +132,18 @@ class PairView:
 
     @property
     def reviewed(self) -> bool:
-        """Some reviewer's current verdict stands on some dimension."""
-        return any(r.verdict is not None for r in self.record.reviews)
+        """Some reviewer's current verdict stands on some dimension, or they marked the
+        pair broken (a skip is not a review: decide later)."""
+        return any(r.verdict is not None or r.mark is Mark.BROKEN for r in self.record.reviews)
+
+    @property
+    def skipped(self) -> bool:
+        """This reviewer skipped the pair (decide later) and gave no verdict on it since."""
+        me = self.reviewer
+        mine = [r for r in self.record.reviews if r.reviewer == me]
+        return any(r.mark is Mark.SKIP for r in mine) and not any(
+            r.verdict is not None for r in mine
+        )
 
     @property
     def mine(self) -> bool:
@@ -112,6 +158,12 @@ class PairView:
             for r in self.record.reviews
             if r.reviewer == me and r.verdict is not None
         }
+
+    def my_rows(self) -> dict[str, ReviewerVerdict]:
+        """This reviewer's current row per dimension (a withdrawal, skip or mark included):
+        what an undo restores."""
+        me = self.reviewer
+        return {r.dimension: r for r in self.record.reviews if r.reviewer == me}
 
     def my_notes(self) -> dict[str, str]:
         """This reviewer's notes by dimension, a withdrawn verdict's included."""
@@ -128,9 +180,10 @@ class PairView:
 
     @property
     def disagree(self) -> bool:
-        for dimension, given in self._by_dimension().items():
+        for dimension in self._by_dimension():
             judge = self.ruling.verdict(dimension).verdict
-            if judge is not None and judge != human_consensus([r.verdict for r in given]):
+            label = self.label(dimension)
+            if judge is not None and label.verdict is not None and judge != label.verdict:
                 return True
         return False
 
@@ -151,19 +204,27 @@ class PairView:
             ]
         values = []
         for dimension, (judge, confidence, consistent) in zip(dimensions, judged, strict=True):
-            human = self.human(dimension)
-            values.append((judge, confidence, consistent, human, final_verdict(judge, human)))
+            label = self.label(dimension)
+            human = label.verdict
+            final = None if label.disputed else judge if human is None else human
+            values.append((judge, confidence, consistent, human, final))
         return values
 
     @property
     def flagged(self) -> bool:
-        return self.status in ("parse-failure", "error") or self.inconsistent or self.disagree
+        return (
+            self.status in ("parse-failure", "error")
+            or self.inconsistent
+            or self.disagree
+            or bool(self.disputes())
+        )
 
     def _by_dimension(self) -> dict[str, list[ReviewerVerdict]]:
         given = self._given
         if given is None:
             given = self._given = {}
+            every = self.accepted
             for review in self.record.reviews:
-                if review.verdict is not None:
+                if review.verdict is not None and (every or review.mode != ACCEPTED):
                     given.setdefault(review.dimension, []).append(review)
         return given

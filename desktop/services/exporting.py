@@ -32,8 +32,10 @@ from desktop.domain import numerals
 from desktop.domain.conversations import implied, to_json
 from desktop.domain.errors import TiebreakError
 from desktop.domain.judge_policy import JudgePolicy
+from desktop.domain.labels import NO_LABEL, REVIEWERS, Label
 from desktop.domain.pair_record import ReviewerVerdict
 from desktop.domain.pair_view import PairView
+from desktop.domain.verdicts import ACCEPTED, Verdict
 from desktop.services.juries import policy_named
 from desktop.services.rubric_choice import Judge, choose_rubric, dimensions_of
 
@@ -41,7 +43,8 @@ EXPORT_FORMATS = ("csv", "jsonl")
 PAIR_FIELDS = EVERY_FIELD  # the export's first columns
 DIMENSION_PARTS = (
     "model",
-    "human",
+    "human",  # the label: A, B, tie or bothbad ('' for none, a dispute or a broken pair)
+    "source",  # whose: adjudicated, reviewers, accepted, judge; dispute; broken
     "final",
     "confidence",
     "preference",
@@ -51,6 +54,7 @@ DIMENSION_PARTS = (
     "time",  # when (UTC, ISO 8601)
 )
 _NOBODY = ("", "", "")
+JUDGE_SOURCE, DISPUTE_SOURCE = "judge", "dispute"
 STORED_TALKS = ("conversation_a", "conversation_b", "turn")  # the sides as JSON text
 _TALKS = Condition("p.turn IS NOT NULL", {})  # a conversation pair
 # Reads JSON only to check it: numbers stay text (a 5,000-digit integer is no int).
@@ -202,15 +206,20 @@ def _rows(
             out += (text(rubric), text(policy.name) if status else "", status)  # each counted
             given = view.ruling.given_preferences()  # as the file gave them: every digit
             reviewed = bool(record.reviews)
+            broken = reviewed and view.broken
             for dim, (judge, conf, consistent, human, final) in zip(
                 dims, view.dimension_values(dims), strict=True
             ):
                 preference = given.get(dim)
-                by = view.human_given(dim) if reviewed and human is not None else None
+                label = view.label(dim) if reviewed else NO_LABEL
+                source = label_source(label, judge, broken=broken)
+                by = label.given[-1] if label.given and not broken else None
+                answer = label.answer if human is not None and not broken else None
                 out += (
                     judge or "",
-                    human or "",
-                    final or "",
+                    answer or "",
+                    source,
+                    "" if broken else answer or final or "",
                     "" if conf is None else round(conf, 4),
                     "" if preference is None else preference,
                     "" if consistent is None else ("yes" if consistent else "no"),
@@ -225,6 +234,19 @@ def _rows(
         else:
             out.append("" if value is None else _stored_json(value, fields.id, "metadata"))
         yield out
+
+
+def label_source(label: Label, judge: Verdict | None, *, broken: bool) -> str:
+    """Whose a dimension's final verdict is, as the export's ``<dim>_source`` says it."""
+    if broken:
+        return "broken"
+    if label.disputed:
+        return DISPUTE_SOURCE
+    if label.verdict is not None:
+        if label.source == REVIEWERS and all(r.mode == ACCEPTED for r in label.given):
+            return ACCEPTED
+        return label.source or REVIEWERS
+    return JUDGE_SOURCE if judge is not None else ""
 
 
 def _who(review: ReviewerVerdict, text: Callable[[str], str]) -> tuple[str, str, str]:
@@ -249,6 +271,7 @@ def _review(review: ReviewerVerdict) -> dict[str, Any]:
         "dimension": review.dimension,
         "reviewer": review.reviewer,
         "verdict": review.verdict.value if review.verdict else None,
+        "mark": review.mark.value if review.mark else None,  # bothbad, skip, broken
         "mode": review.mode,
         "time": review.created_at,
         "note": review.note,

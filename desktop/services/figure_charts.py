@@ -139,4 +139,6 @@ def window_figures(
     )
     if stats.sample is not None and stats.sample.note:
         heading += f" · {shown(stats.sample.note)}"
+    if (note := o.labels_note()) is not None:
+        heading += f" · {note}"
     return WindowFigures(rubric, stats.judge_model, heading, list(by_dimension.values()))

@@ -53,7 +53,9 @@ def jury_stats(store: ProjectStore, rubric: str, judge: Judge) -> JuryStats | No
     matrices = {d: [ag.empty_matrix() for _ in jurors] for d in dims}
     jury = {d: ag.empty_matrix() for d in dims}
     for record in read_pairs(store, PairQuery(rubric, jurors, ("id",))):
-        view = PairView(record, policy)
+        view = PairView(record, policy, accepted=False)  # accepts agree with the judge
+        if view.broken:
+            continue
         ruling = view.ruling
         assert isinstance(ruling, JuryRuling)
         for dim in dims:

@@ -86,7 +86,9 @@ def leaderboard(
     fits: dict[tuple[str | None, str | None], dict[str, WinRatesFit]] = {}
     lengths: dict[tuple[str | None, str | None], list[int]] = {}
     for record in read_pairs(store, PairQuery(rubric, policy.judges, FIGURE_COLUMNS)):
-        view = PairView(record, policy)
+        view = PairView(record, policy, accepted=False)  # accepts agree with the judge
+        if view.broken:
+            continue
         key = (record.model_b, record.model_a)
         total = lengths.setdefault(key, [0, 0])
         total[0] += record.len_b

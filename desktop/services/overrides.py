@@ -8,11 +8,12 @@ import getpass
 import os
 
 from desktop.adapters.store import human_verdicts
+from desktop.adapters.store.human_verdicts import KEEP, Keep
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import latest_rubric
 from desktop.domain.errors import TiebreakError
 from desktop.domain.pairs import Pair
-from desktop.domain.verdicts import Verdict
+from desktop.domain.verdicts import Mark, Verdict, answer_from_token
 from desktop.services.project_rubrics import add_rubric, dimensions_for, find_rubric
 
 
@@ -37,6 +38,21 @@ def parse_verdict(text: str) -> Verdict:
     return verdict
 
 
+def parse_answer(text: str) -> Verdict | Mark:
+    """A reviewer's answer as typed: a verdict, or "bothbad", "skip", "broken"."""
+    answer = answer_from_token(text)
+    if answer is None:
+        raise TiebreakError(f"verdict {text!r}: expected A, B, tie, bothbad, skip or broken")
+    return answer
+
+
+def split_answer(answer: Verdict | Mark | None) -> tuple[Verdict | None, Mark | None]:
+    """An answer as it is stored: its verdict ("both bad" is a tie) and its mark."""
+    if isinstance(answer, Mark):
+        return answer.verdict, answer
+    return answer, None
+
+
 def override(
     store: ProjectStore,
     pair: Pair,
@@ -46,14 +62,18 @@ def override(
     verdict: Verdict | None,
     dimensions: tuple[str, ...] | None = None,
     reviewer: str | None = None,
-    note: str | None = None,
+    note: str | Keep | None = KEEP,
     mode: str | None = None,
+    mark: Mark | None = None,
 ) -> None:
-    """A reviewer's verdict (None withdraws it) on one dimension of a pair, appended to the
-    history, from the command line and the window alike. The rubric's text is recorded
-    first where the project lacks it, in the same transaction, so every verdict traces to
-    the prompt it was given against. ``dimensions``: the rubric's, where the caller has
-    them (the window does), else looked up."""
+    """A reviewer's verdict (None withdraws it; with ``mark``, a skip or a broken mark; a
+    tie with ``Mark.BOTH_BAD``, "both bad") on one dimension of a pair, appended to the
+    history, from the command line and the window alike. ``note``: KEEP leaves the
+    reviewer's note on the dimension as it is (a verdict given after the reason was written
+    keeps it); None or "" clears it. The rubric's text is recorded first where the project
+    lacks it, in the same transaction, so every verdict traces to the prompt it was given
+    against. ``dimensions``: the rubric's, where the caller has them (the window does),
+    else looked up."""
     dims = dimensions_for(store, rubric) if dimensions is None else dimensions
     if dimension not in dims:
         raise TiebreakError(
@@ -72,4 +92,5 @@ def override(
             reviewer=reviewer or default_reviewer(),
             note=note,
             mode=mode,
+            mark=mark,
         )

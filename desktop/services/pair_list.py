@@ -26,6 +26,9 @@ FILTERS = (
     "unreviewed",
     "reviewed",
     "flagged",
+    "disputed",
+    "skipped",
+    "broken",
     "disagree",
     "inconsistent",
     "parse-failure",
@@ -43,10 +46,18 @@ class ListRow(NamedTuple):
     inconsistent: bool
     disagree: bool  # the reviewers' consensus differs from the judge on some dimension
     mine: bool = False  # the current reviewer's own verdict on some dimension
+    disputed: bool = False  # reviewers split with no majority on some dimension
+    skipped: bool = False  # the current reviewer skipped it (decide later)
+    broken: bool = False  # a reviewer marked it broken: out of every figure
 
     @property
     def flagged(self) -> bool:
-        return self.status in ("parse-failure", "error") or self.inconsistent or self.disagree
+        return (
+            self.status in ("parse-failure", "error")
+            or self.inconsistent
+            or self.disagree
+            or self.disputed
+        )
 
 
 def list_rows(
@@ -152,6 +163,9 @@ def list_row(view: PairView) -> ListRow:
         view.inconsistent,
         view.disagree,
         view.mine,
+        bool(view.disputes()),
+        view.skipped,
+        view.broken,
     )
 
 
@@ -176,6 +190,9 @@ def _keep(row: ListRow, filter_name: str) -> bool:
         "unreviewed": not row.reviewed,
         "reviewed": row.reviewed,
         "flagged": row.flagged,
+        "disputed": row.disputed,
+        "skipped": row.skipped,
+        "broken": row.broken,
         "disagree": row.disagree,
         "inconsistent": row.inconsistent,
         "parse-failure": row.status == "parse-failure",

@@ -10,7 +10,8 @@ from desktop.adapters.store.pair_reader import PairQuery, read_pair
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.dimension_view import DimensionView
 from desktop.domain.judge_policy import JudgePolicy
-from desktop.domain.pair_record import PairRecord
+from desktop.domain.labels import Label
+from desktop.domain.pair_record import PairRecord, ReviewerVerdict
 from desktop.domain.pair_view import PairView
 from desktop.domain.verdicts import Verdict
 from desktop.services.juries import policy_named
@@ -26,11 +27,15 @@ class JudgeDetail(NamedTuple):
 
 
 class PairVerdicts(NamedTuple):
-    dimensions: dict[str, DimensionView]  # human: every reviewer's consensus
+    dimensions: dict[str, DimensionView]  # human: the label (none for a dispute)
     judge: list[JudgeDetail]  # AB first, then BA where judged in both orders
     notes: dict[str, str]  # the current reviewer's notes, by dimension
     mine: dict[str, Verdict]  # the current reviewer's own current verdicts
     others: dict[str, list[str]]  # other reviewers with a current verdict, by dimension
+    labels: dict[str, Label]  # the label per dimension: its source, or a dispute
+    my_rows: dict[str, ReviewerVerdict]  # the reviewer's rows: their marks and modes
+    reviews: tuple[ReviewerVerdict, ...]  # every reviewer's current row (adjudication)
+    broken: bool  # some reviewer marked the pair broken
 
 
 def pair_verdicts(
@@ -56,4 +61,8 @@ def pair_verdicts(
         view.my_notes(),
         view.my_verdicts(),
         view.others(),
+        {dim: view.label(dim) for dim in dimensions},
+        view.my_rows(),
+        record.reviews,
+        view.broken,
     )

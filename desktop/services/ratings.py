@@ -116,7 +116,9 @@ def _rubric_ratings(
     left_out = dict.fromkeys(dims, 0)
     query = PairQuery(rubric, () if policy is None else policy.judges, _COLUMNS, reviews=humans)
     for record in read_pairs(store, query):
-        view = PairView(record, policy)
+        view = PairView(record, policy, accepted=False)  # accepts agree with the judge
+        if humans and view.broken:
+            continue
         a, b = record.model_a, record.model_b
         rated = bool(a) and bool(b) and a != b
         for dim in dims:

@@ -1,5 +1,7 @@
 """The review queue: pairs in the order a human look is worth most.
 
+0. disputes: reviewers split with no majority on a dimension, not yet adjudicated (for
+   anyone: an adjudicator settles them, whoever the reviewers were);
 1. parse failures: the judge's answer could not be read at all;
 2. order-swap inconsistencies: the judge changed its mind when A and B swapped places
    (more inconsistent dimensions first);
@@ -13,7 +15,8 @@
 6. pairs the judge has no verdict for (not judged, or a transport error).
 
 Signals 1–3 count only for dimensions the reviewer has not decided yet; a pair that is
-fully reviewed and agrees with the judge leaves the queue.
+fully reviewed and agrees with the judge leaves the queue, and so does a pair marked
+broken.
 
 With a sample drawn (``tiebreak sample``), the queue can walk it instead (``sample=True``;
 the window's Q does while the latest sample has pairs left to review): its pairs in the
@@ -37,6 +40,7 @@ from desktop.services.rubric_choice import Judge, dimensions_of, pick_judge
 
 REASONS = (
     "sample",
+    "dispute",
     "parse-failure",
     "inconsistent",
     "split",
@@ -158,10 +162,16 @@ def _sample_judge(store: ProjectStore, rubric: str, named: Judge, drawn_by: str 
 
 def _secondary(item: QueueItem) -> int:
     """More affected dimensions first, for the reasons that are counted per dimension."""
-    return -len(item.dimensions) if item.reason in ("inconsistent", "split", "disagree") else 0
+    counted = ("dispute", "inconsistent", "split", "disagree")
+    return -len(item.dimensions) if item.reason in counted else 0
 
 
 def _classify(view: PairView, dims: tuple[str, ...], reviewer: str | None, low: float) -> QueueItem:
+    disputes = view.disputes()
+    if disputes:
+        return QueueItem(view.id, "dispute", tuple(d for d in dims if d in disputes), None)
+    if view.broken:
+        return QueueItem(view.id, "reviewed", (), None)
     undecided, inconsistent, split, unsure, disagree = [], [], [], [], []
     confidences = []
     ruling = view.ruling

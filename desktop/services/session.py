@@ -26,8 +26,9 @@ from desktop.domain.verdicts import Verdict
 from desktop.services import judges, pair_list, pair_verdicts
 from desktop.services.app_settings import AppSettings
 from desktop.services.blind_review import BlindReview
-from desktop.services.overrides import default_reviewer, override
+from desktop.services.overrides import default_reviewer
 from desktop.services.project_rubrics import dimensions_for, rubric_choices
+from desktop.services.review_edits import ReviewEdits
 
 Work = Callable[[Callable[[Any], None], threading.Event], Any]
 
@@ -52,6 +53,7 @@ class ReviewSession:
         self.current: Pair | None = None
         self._unsaved: dict[str, str] = {}  # choices (settings) made, not yet written
         self.blind = BlindReview()  # what this window has shown of the judge
+        self.edits = ReviewEdits(self)  # the reviewer's edits, each undoable exactly
         self.profile: ModelProfile = (
             get_profile(settings.profile)
             if settings.profile in load_profiles()
@@ -316,26 +318,11 @@ class ReviewSession:
         return self.settings.reviewer or default_reviewer()
 
     def set_verdict(
-        self, pair_id: int, dimension: str, verdict: Verdict | None, *, note: str | None
+        self, pair_id: int, dimension: str, verdict: Verdict | None, *, note: str | None = None
     ) -> None:
-        pair = get_pair(self.store, pair_id)
-        if pair is None:
-            raise TiebreakError(f"pair #{pair_id} is no longer in the project")
-        reviewer, rubric, blind = self.reviewer(), self.rubric_name, self.settings.blind
-        with self.blind.saving(self.store):  # what the window showed, in the same write
-            override(
-                self.store,
-                pair,
-                rubric=rubric,
-                dimensions=self.dimensions,
-                dimension=dimension,
-                verdict=verdict,
-                reviewer=reviewer,
-                note=note,
-                mode=self.blind.mode(
-                    self.store, pair_id, rubric, dimension, reviewer, verdict, blind=blind
-                ),
-            )
+        """The reviewer's verdict, as a verdict key gives it (``note``: replaces theirs)."""
+        state = self.edits.answered(pair_id, dimension, verdict)
+        self.edits.write(pair_id, dimension, state if note is None else state._replace(note=note))
 
     def hidden_judge(self, views: pair_verdicts.PairVerdicts | None) -> frozenset[str]:
         """The dimensions of the pair shown whose judge verdict blind mode hides; the judge's
@@ -362,10 +349,11 @@ class ReviewSession:
         return self.blind.save_work(self.store, self._still_held)
 
     def set_note(self, dimension: str, note: str) -> None:
-        """A note rides on a verdict row: it keeps the current verdict and records the note."""
+        """A note rides on the reviewer's row: it keeps the verdict, mark and mode."""
         if self.current is None or self.current.id is None:
             return
-        self.set_verdict(self.current.id, dimension, self.my_verdict(dimension), note=note)
+        pair_id = self.current.id
+        self.edits.write(pair_id, dimension, self.edits.noted(pair_id, dimension, note))
 
     def saved_position(self) -> int | None:
         value = self.store.get_setting("position")
@@ -415,7 +403,9 @@ class ReviewSession:
         return self._read_work(figures)
 
     def queue_work(self) -> Work:
-        rubric, model = self.rubric_name, self.judge_model
+        # The judge shown, if any has answered: a rubric nobody judged yet still has a
+        # queue (disputes, then the pairs to review), not an error about a judge.
+        rubric, model = self.rubric_name, self.shown_judge or None
 
         def queue(store: Any) -> Any:
             from desktop.services.review_queue import review_queue

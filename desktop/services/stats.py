@@ -3,8 +3,16 @@ pass over the pairs (``adapters.store.pair_reader``, each pair read as ``domain.
 reads it); the arithmetic is ``domain.agreement``.
 
 Which verdicts count: the judge's as the review window shows it (both orders combined
-where judged twice), the human verdict as the export's ``<dim>_human`` column (the
-reviewers' consensus), and for inter-reviewer figures each reviewer's latest verdict.
+where judged twice), the human verdict as the export's ``<dim>_human`` column (the label:
+an adjudicator's verdict, else the reviewers' majority), and for inter-reviewer figures
+each reviewer's latest verdict.
+
+- Accepted verdicts (Enter on the judge's) agree with the judge by construction, so they
+  are left out of every figure unless asked for (``include_accepted``); each section says
+  how many were left out.
+- A dispute (reviewers split with no majority, not adjudicated) has no label: the figures
+  that compare a label with the judge leave it out; each section counts the open ones.
+- A pair a reviewer marked broken is in no figure; each section counts them.
 """
 
 from __future__ import annotations
@@ -101,6 +109,31 @@ class Section:
     errors: int
     parse_failure_rate: float | None  # of answers that were not transport errors
     dimensions: list[DimensionStats]
+    accepted_left_out: int = 0  # accepted verdicts no figure counts (include_accepted off)
+    disputed: int = 0  # pairs with an open dispute on some dimension: no label there
+    broken: int = 0  # pairs marked broken: in no figure, not counted in ``pairs``
+
+    def labels_note(self, *, included: bool = False) -> str | None:
+        """What the reviewers' labels leave out (accepted verdicts, open disputes, broken
+        pairs), said wherever the figures are shown; None where there are no reviews."""
+        if not (self.reviewed or self.accepted_left_out or self.disputed or self.broken):
+            return None
+        parts = []
+        if included:
+            parts.append("accepted verdicts counted as the reviewers' own")
+        elif self.accepted_left_out:
+            parts.append(
+                f"{self.accepted_left_out:,} accepted verdicts left out (they agree with the"
+                " judge by construction; --include-accepted counts them)"
+            )
+        parts.append(
+            f"{self.disputed:,} open disputes (no label until adjudicated)"
+            if self.disputed
+            else "no open disputes"
+        )
+        if self.broken:
+            parts.append(f"{self.broken:,} pairs marked broken (in no figure)")
+        return "human labels: " + "; ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -114,6 +147,7 @@ class Stats:
     other_judges: list[str] = field(default_factory=list)  # with answers for the rubric
     alpha: float = DEFAULT_ALPHA  # the win rates' intervals are at level 1 - alpha
     sample: SampleUse | None = None  # how the reviewed pairs were chosen
+    include_accepted: bool = False  # accepted verdicts counted as the reviewers' own
     #: Every judge's biases (the chosen one's first), per dimension, over all pairs.
     judge_biases: list[JudgeBiasRow] = field(default_factory=list)
 
@@ -128,6 +162,7 @@ def compute_stats(
     alpha: float = DEFAULT_ALPHA,
     target: float | None = None,
     by_turn: bool = False,
+    include_accepted: bool = False,
 ) -> list[Stats]:
     """One Stats per rubric (the one named, else every rubric with verdicts)."""
     names = rubric_names(store)
@@ -143,6 +178,7 @@ def compute_stats(
             alpha=alpha,
             target=target,
             by_turn=by_turn,
+            include_accepted=include_accepted,
         )
         for n in names
     ]
@@ -158,10 +194,12 @@ def rubric_stats(
     alpha: float = DEFAULT_ALPHA,
     target: float | None = None,
     by_turn: bool = False,
+    include_accepted: bool = False,
 ) -> Stats:
     """The figures of one rubric; ``target`` a half-width (0.02 for ±2 points) to count
     the further reviews it needs; ``by_turn``: a section per compared turn too (a
-    single-turn pair's is turn 1)."""
+    single-turn pair's is turn 1); ``include_accepted``: accepted verdicts count as the
+    reviewers' own (see the module's docstring)."""
     if not 0.0 < alpha < 1.0:
         raise TiebreakError(f"--alpha must be between 0 and 1, got {alpha}")
     if target is not None and not 0.0 < target < 1.0:
@@ -175,20 +213,26 @@ def rubric_stats(
     other_judges = OtherJudges(others, dims)
     query = PairQuery(rubric, (*policy.judges, *others), COLUMNS)
     for record in read_pairs(store, query):
-        view = PairView(record, policy)
-        facts = pair_facts(view, dims)
-        overall.add(view, facts)
+        view = PairView(record, policy, accepted=include_accepted)
+        broken = bool(record.reviews) and view.broken
+        facts = [] if broken else pair_facts(view, dims)
+        sections = [overall]
         category = record.category
         if category:
             if category not in categories:
                 categories[category] = _SectionAcc(dims, policy.judges)
-            categories[category].add(view, facts)
+            sections.append(categories[category])
         if by_turn:
             turn = record.fields.turn or 1
             if turn not in turns:
                 turns[turn] = _SectionAcc(dims, policy.judges)
-            turns[turn].add(view, facts)
-        if others:
+            sections.append(turns[turn])
+        for section in sections:
+            if broken:
+                section.broken += 1
+            else:
+                section.add(view, facts)
+        if others and not broken:
             other_judges.add(record)
     context, sample, frame = fit_context(store, rubric, alpha=alpha, target=target)
     wanted = {pid for ids in (*overall.answer_ids(), other_judges.answer_ids()) for pid in ids}
@@ -210,6 +254,7 @@ def rubric_stats(
         other_judges=others,
         alpha=alpha,
         sample=sample_use(sample, frame, overall.reviewed_ids),
+        include_accepted=include_accepted,
         judge_biases=[
             *(JudgeBiasRow(policy.name, d.dimension, d.biases) for d in everything.dimensions),
             *other_judges.rows(fits.answers),
@@ -272,6 +317,7 @@ class _SectionAcc:
             self.reviewed_tallies.append(reviewed)
         self.reviewed_ids: list[int] = []
         self.pairs = self.judged = self.reviewed = 0
+        self.accepted_left_out = self.disputed = self.broken = 0
         self.statuses: Counter[str] = Counter()
         self.baselines: set[str | None] = set()
         self.generators: set[str | None] = set()
@@ -282,9 +328,13 @@ class _SectionAcc:
         self.baselines.add(record.model_a)
         self.generators.add(record.model_b)
         self.judged += view.judged
-        if view.reviewed:
-            self.reviewed += 1
-            self.reviewed_ids.append(record.id)
+        if record.reviews:
+            if any(p.reviews for p in facts):  # a verdict that counts, on some dimension
+                self.reviewed += 1
+                self.reviewed_ids.append(record.id)
+            if not view.accepted:
+                self.accepted_left_out += sum(view.left_out(p.dimension) for p in facts)
+            self.disputed += bool(view.disputes())
         judges = self.judges  # each order counted; another judge's answers are not these
         self.statuses.update(a.status for a in record.answers if a.judge in judges)
         for p, every, reviewed in zip(facts, self.every, self.reviewed_tallies, strict=True):
@@ -334,4 +384,7 @@ class _SectionAcc:
             errors=errors,
             parse_failure_rate=_share(failures, answers - errors),
             dimensions=dimensions,
+            accepted_left_out=self.accepted_left_out,
+            disputed=self.disputed,
+            broken=self.broken,
         )

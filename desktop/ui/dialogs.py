@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFileDialog,
+    QInputDialog,
     QLayout,
     QMessageBox,
     QPlainTextEdit,
@@ -47,6 +48,12 @@ def ask(parent: QWidget, title: str, question: str) -> bool:
     box.setIcon(QMessageBox.Icon.Question)
     box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
     return box.exec() == QMessageBox.StandardButton.Yes
+
+
+def ask_text(parent: QWidget, title: str, question: str) -> str | None:
+    """A line of text the user types (None: cancelled)."""
+    text, ok = QInputDialog.getText(parent, title, question)
+    return text if ok else None
 
 
 def open_file(parent: QWidget, title: str, filters: str) -> Path | None:

@@ -105,7 +105,7 @@ class PairBrowser(QWidget):
     def bind(self, shortcuts: Shortcuts) -> None:
         shortcuts.bind("next_pair", self.next_pair)
         shortcuts.bind("previous_pair", self.previous_pair)
-        shortcuts.bind("next_unreviewed", lambda: self._step_to(lambda r: not r.mine))
+        shortcuts.bind("next_unreviewed", self.next_unreviewed)
         shortcuts.bind("next_flagged", lambda: self._step_to(lambda r: r.flagged))
         shortcuts.bind("focus_search", self.focus_search)
         shortcuts.bind("go_to_pair", self.ask_pair)
@@ -301,6 +301,24 @@ class PairBrowser(QWidget):
             self.model.fetchMore(root)
         if 0 <= target < self.model.rowCount():
             self._select(target)
+
+    def next_unreviewed(self) -> None:
+        """U: the next pair without the reviewer's verdict (a broken one is done); the pairs
+        they skipped only once no other is left after this one, then from the top."""
+        if not self.isEnabled():
+            return
+        start = self.table.currentIndex().row() + 1
+        found = self.model.fetch_all_until(
+            lambda r: not r.mine and not r.skipped and not r.broken, start
+        )
+        if found is None:
+            found = self.model.fetch_all_until(lambda r: not r.mine and r.skipped, start)
+        if found is None:
+            found = self.model.fetch_all_until(lambda r: not r.mine and r.skipped, 0)
+        if found is None:
+            self.context.say("no further pair of that kind", 3000)
+        else:
+            self._select(found)
 
     def _step_to(self, wanted: Callable[[ListRow], bool]) -> None:
         """On to the next row that is ``wanted``, loading pages as needed."""

@@ -19,8 +19,9 @@ Fetch = Callable[[ListRow | None, int], list[ListRow]]
 
 
 def status_text(row: ListRow) -> str:
-    """J judged, H reviewed by a human, ! judge and human disagree, ~ orders disagree,
-    ? parse failure, E error."""
+    """J judged, H reviewed by a human, D a dispute (reviewers split, no majority), ! judge
+    and human disagree, ~ orders disagree, ? parse failure, E error, s skipped by you
+    (decide later), X broken (out of every figure)."""
     marks = []
     if row.status == "error":
         marks.append("E")
@@ -30,6 +31,12 @@ def status_text(row: ListRow) -> str:
         marks.append("J")
     if row.reviewed:
         marks.append("H")
+    if row.disputed:
+        marks.append("D")
+    if row.broken:
+        marks.append("X")
+    elif row.skipped:
+        marks.append("s")
     if row.disagree:
         marks.append("!")
     if row.inconsistent:

@@ -27,13 +27,24 @@ class Shortcut(NamedTuple):
 _TABLE = (
     ("next_pair", "J Ctrl+Down", "View", "Next pair"),
     ("previous_pair", "K Ctrl+Up", "View", "Previous pair"),
-    ("next_unreviewed", "U", "View", "Next pair without your verdict"),
-    ("next_flagged", "F", "View", "Next flagged pair (parse failure, error, flip, disagreement)"),
+    (
+        "next_unreviewed",
+        "U",
+        "View",
+        "Next pair without your verdict (pairs you skipped come after the others)",
+    ),
+    (
+        "next_flagged",
+        "F",
+        "View",
+        "Next flagged pair (parse failure, error, flip, disagreement, dispute)",
+    ),
     (
         "next_in_queue",
         "Q",
         "View",
-        "Next pair in the review queue (most worth a look; a drawn sample's pairs first)",
+        "Next pair in the review queue (a drawn sample's pairs first; else disputes, then"
+        " the pairs most worth a look)",
     ),
     ("draw_sample", "Ctrl+Shift+S", "View", "Draw a sample of pairs to review (Q walks it)"),
     ("dimension_down", "Down", "Edit", "Next dimension"),
@@ -41,11 +52,30 @@ _TABLE = (
     ("verdict_a", "A 1", "Edit", "Your verdict on the focused dimension: A"),
     ("verdict_b", "B 2", "Edit", "Your verdict on the focused dimension: B"),
     ("verdict_tie", "T 3", "Edit", "Your verdict on the focused dimension: tie"),
+    ("verdict_bothbad", "X 4", "Edit", "Your verdict on the focused dimension: both bad (a tie)"),
     ("verdict_clear", "Backspace 0", "Edit", "Withdraw your verdict on the focused dimension"),
-    ("accept_next", "Return Enter", "Edit", "Accept the judge's verdicts and go to the next pair"),
-    ("undo", "Ctrl+Z", "Edit", "Undo a verdict"),
-    ("redo", "Ctrl+Shift+Z Ctrl+Y", "Edit", "Redo a verdict"),
-    ("note", "N", "Edit", "Write a note on this pair"),
+    (
+        "accept_next",
+        "Return Enter",
+        "Edit",
+        "Accept the judge's verdicts (recorded as accepted) and go to the next pair",
+    ),
+    ("skip_pair", "W", "Edit", "Skip this pair: decide later (not counted as reviewed)"),
+    (
+        "mark_broken",
+        "Ctrl+Shift+B",
+        "Edit",
+        "Mark this pair broken, with its reason (out of every figure and export)",
+    ),
+    (
+        "adjudicate",
+        "V",
+        "Edit",
+        "Adjudicate: every reviewer's verdict side by side; A, B, T or X settles a dimension",
+    ),
+    ("undo", "Ctrl+Z", "Edit", "Undo a verdict or note"),
+    ("redo", "Ctrl+Shift+Z Ctrl+Y", "Edit", "Redo a verdict or note"),
+    ("note", "N", "Edit", "Write a note on the focused dimension (kept when you decide)"),
     ("judge_pair", "Ctrl+J", "Judge", "Judge this pair"),
     ("judge_all", "Ctrl+Shift+J", "Judge", "Judge all pairs not yet judged"),
     (
@@ -98,8 +128,8 @@ SHORTCUTS = tuple(Shortcut(*row) for row in _TABLE)
 
 # Under the table in F1 (README says the same under its copy of the table).
 HELP_NOTES = (
-    "A, B and T move to the next dimension; Down on the last one wraps to the first (and Up"
-    " on the first to the last). In blind mode, Enter takes only the judge's verdicts on"
+    "A, B, T and X move to the next dimension; Down on the last one wraps to the first (and"
+    " Up on the first to the last). In blind mode, Enter takes only the judge's verdicts on"
     " screen. Ctrl+W is a switch, not a job: while it is on, Ctrl+J and Ctrl+Shift+J ask"
     " the judge in both orders. PageDown and PageUp scroll a response you clicked in;"
     " Space and Shift+Space scroll the responses from anywhere but a text field. Enter or"

@@ -136,7 +136,7 @@ class StatsPanel(QWidget):
         self.heading.setText(
             f"{stats.rubric} · judge {stats.judge_model or 'none'} · {s.pairs:,} pairs,"
             f" {s.judged:,} judged, {s.reviewed:,} reviewed · parse failures"
-            f" {pct(s.parse_failure_rate)}"
+            f" {pct(s.parse_failure_rate)}" + (f" · {note}" if (note := s.labels_note()) else "")
         )
         self._dims = list(s.dimensions)
         self.table.setRowCount(len(self._dims))

@@ -1,4 +1,6 @@
-"""Verdict edits as undoable commands; undo appends the previous value, never deletes."""
+"""Review edits as undoable commands: each writes the whole state of the reviewer's row on
+one dimension (verdict, mark, note, mode), so an undo appends exactly what was there before
+and a redo exactly what it undid; nothing is deleted."""
 
 from __future__ import annotations
 
@@ -6,9 +8,9 @@ from collections.abc import Callable
 
 from PySide6.QtGui import QUndoCommand
 
-from desktop.domain.verdicts import Verdict
+from desktop.services.review_edits import ReviewState
 
-Apply = Callable[[int, str, Verdict | None], None]  # (pair id, dimension, verdict): written
+Apply = Callable[[int, str, ReviewState], None]  # (pair id, dimension, state): written
 
 
 class VerdictCommand(QUndoCommand):
@@ -17,11 +19,11 @@ class VerdictCommand(QUndoCommand):
         apply: Apply,
         pair_id: int,
         dimension: str,
-        before: Verdict | None,
-        after: Verdict | None,
+        before: ReviewState,
+        after: ReviewState,
+        text: str | None = None,
     ) -> None:
-        shown = after.value if after is not None else "cleared"
-        super().__init__(f"{dimension} = {shown}")
+        super().__init__(text or f"{dimension} = {after.shown()}")
         self.apply, self.pair_id, self.dimension = apply, pair_id, dimension
         self.before, self.after = before, after
 

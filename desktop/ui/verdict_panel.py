@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QFont, QPainter, QPainterPath
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QButtonGroup,
     QGridLayout,
     QHBoxLayout,
@@ -19,7 +20,9 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.domain.dimension_view import DimensionView
-from desktop.domain.verdicts import Verdict
+from desktop.domain.labels import Label
+from desktop.domain.pair_record import ReviewerVerdict
+from desktop.domain.verdicts import ACCEPTED, ADJUDICATED, Mark, Verdict
 from desktop.services.pair_verdicts import PairVerdicts
 from desktop.ui.enter_field import EnterField
 from desktop.ui.plain_text import PlainLabel, plain_tooltip
@@ -27,7 +30,11 @@ from desktop.ui.plain_text import PlainLabel, plain_tooltip
 if TYPE_CHECKING:
     from PySide6.QtGui import QPaintEvent
 
-CHOICES = (Verdict.A, Verdict.B, Verdict.TIE)
+Answer = Verdict | Mark
+CHOICES: tuple[Answer, ...] = (Verdict.A, Verdict.B, Verdict.TIE, Mark.BOTH_BAD)
+BUTTON_TEXT: dict[Answer, str] = {
+    Mark.BOTH_BAD: "both bad"
+}  # the others show their value: A, B, tie
 NOTE_LIMIT = 4_000  # a one-line field lays all of its text out on every key (10 ms here)
 
 
@@ -78,7 +85,7 @@ class VerdictButton(QToolButton):
 
 
 class VerdictPanel(QWidget):
-    verdictChosen = Signal(str, object)  # dimension, Verdict | None
+    verdictChosen = Signal(str, object)  # dimension, Verdict | Mark | None
     noteEdited = Signal(str)
     showRaw = Signal()
     showPrompt = Signal()
@@ -88,6 +95,7 @@ class VerdictPanel(QWidget):
         self._grid = QGridLayout()
         self._grid.setHorizontalSpacing(14)
         self._rows: dict[str, _Row] = {}
+        self._answers: dict[QAbstractButton, Answer] = {}
         self._dims: tuple[str, ...] = ()
         self._focused = 0
         self.note = EnterField()  # Enter saves the note
@@ -160,6 +168,7 @@ class VerdictPanel(QWidget):
             if widget:
                 widget.deleteLater()
         self._rows = {}
+        self._answers = {}
         self._dims = dims
         self._focused = 0
         bold = QFont()
@@ -176,16 +185,18 @@ class VerdictPanel(QWidget):
             box.setContentsMargins(0, 0, 0, 0)
             group = QButtonGroup(buttons)
             group.setExclusive(False)
-            for verdict in CHOICES:
+            for answer in CHOICES:
                 button = VerdictButton()
-                button.setText(verdict.value)
+                text = BUTTON_TEXT.get(answer, answer.value)
+                button.setText(text)
                 button.setCheckable(True)
                 button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-                button.setToolTip(plain_tooltip(f"{dim}: {verdict.value}"))
+                button.setToolTip(plain_tooltip(f"{dim}: {text}"))
                 button.clicked.connect(
-                    lambda checked, d=dim, v=verdict: self._clicked(d, v, checked)
+                    lambda checked, d=dim, v=answer: self._clicked(d, v, checked)
                 )
                 group.addButton(button)
+                self._answers[button] = answer
                 box.addWidget(button)
             for col, widget in enumerate((name, judge, conf, swap, buttons, final)):
                 self._grid.addWidget(widget, r, col)
@@ -193,7 +204,7 @@ class VerdictPanel(QWidget):
         self._grid.setColumnStretch(len(HEADINGS), 1)
         self._paint_focus()
 
-    def _clicked(self, dim: str, verdict: Verdict, checked: bool) -> None:
+    def _clicked(self, dim: str, verdict: Answer, checked: bool) -> None:
         self._focused = self._dims.index(dim)
         self._paint_focus()
         self.verdictChosen.emit(dim, verdict if checked else None)
@@ -201,12 +212,13 @@ class VerdictPanel(QWidget):
     def show_views(
         self, views: PairVerdicts | None, *, hidden: Collection[str] = frozenset()
     ) -> None:
-        """The "you" column is this reviewer's own verdict; "final" is every reviewer's
-        consensus where there is one, else the judge's. On the ``hidden`` dimensions (blind
-        mode, until you decide them) neither the judge's verdict nor anyone else's shows."""
+        """The "you" column is this reviewer's own answer; "final" is the dimension's label
+        (an adjudicator's verdict, else the reviewers' majority; "dispute" where they split
+        with none), else the judge's. On the ``hidden`` dimensions (blind mode, until you
+        decide them) neither the judge's verdict nor anyone else's shows."""
         for dim, row in self._rows.items():
             view = views.dimensions.get(dim) if views else None
-            mine = views.mine.get(dim) if views else None
+            mine_row = views.my_rows.get(dim) if views else None
             others = views.others.get(dim, []) if views else []
             concealed = dim in hidden
             judge = view.judge.value if view and view.judge else "-"
@@ -215,21 +227,22 @@ class VerdictPanel(QWidget):
             row.conf.setText("-" if conf is None or concealed else f"{conf:.2f}")
             swap = {True: "ok", False: "flip", None: "-"}[view.consistent if view else None]
             row.swap.setText(swap)
+            mine = _answer_of(mine_row)
             for button in row.group.buttons():
-                button.setChecked(mine is not None and button.text() == mine.value)
-            final = view.final if view else None
-            shown = None if concealed else final  # nobody else's verdict shows
-            row.final.setText(f"{shown.value}{_whose(view, mine, others)}" if shown else "-")
-            row.final.setToolTip("")
+                button.setChecked(mine is not None and self._answers.get(button) == mine)
+            label = views.labels.get(dim) if views else None
+            text, tip = _final(view, label, mine_row, others, broken=bool(views and views.broken))
+            row.final.setText("-" if concealed and text != "-" else text)
+            row.final.setToolTip(plain_tooltip(tip) if tip and not concealed else "")
 
-    def show_not_saved(self, dimension: str, verdict: Verdict | None) -> None:
-        """The verdict the reviewer gave, which the project refused: it stays on screen,
+    def show_not_saved(self, dimension: str, answer: Answer | None) -> None:
+        """The answer the reviewer gave, which the project refused: it stays on screen,
         marked, until the verdicts are shown again from the project."""
         row = self._rows.get(dimension)
         if row is None:
             return
         for button in row.group.buttons():
-            button.setChecked(verdict is not None and button.text() == verdict.value)
+            button.setChecked(answer is not None and self._answers.get(button) == answer)
         row.final.setText(NOT_SAVED)
         row.final.setToolTip(plain_tooltip("this verdict is not in the project file"))
 
@@ -245,6 +258,42 @@ class VerdictPanel(QWidget):
     def _paint_focus(self) -> None:
         for i, (dim, row) in enumerate(self._rows.items()):
             row.name.setText(("▶ " if i == self._focused else "   ") + dim)
+
+
+def _answer_of(row: ReviewerVerdict | None) -> Answer | None:
+    """The button a row checks: its verdict, or "both bad" (a skip or broken mark: none)."""
+    if row is None:
+        return None
+    if row.mark is Mark.BOTH_BAD:
+        return Mark.BOTH_BAD
+    return row.verdict
+
+
+def _final(
+    view: DimensionView | None,
+    label: Label | None,
+    mine: ReviewerVerdict | None,
+    others: list[str],
+    *,
+    broken: bool,
+) -> tuple[str, str]:
+    """The "final" column and its tooltip."""
+    if broken:
+        return "broken", "marked broken: out of every figure and export (Ctrl+Shift+B)"
+    if label is not None and label.disputed:
+        return "dispute", "the reviewers split with no majority: V settles it"
+    final = view.final if view else None
+    if final is None:
+        return "-", ""
+    shown = "both bad" if label is not None and label.answer == Mark.BOTH_BAD.value else final.value
+    if label is None or label.verdict is None:
+        return shown, ""  # the judge's
+    if label.source == ADJUDICATED:
+        who = label.given[-1].reviewer if label.given else ""
+        return f"{shown} (adjudicated)", f"settled by {who}" if who else ""
+    if label.given and all(r.mode == ACCEPTED for r in label.given):
+        return f"{shown} (accepted)", "the judge's verdict, accepted with Enter"
+    return f"{shown}{_whose(view, mine.verdict if mine else None, others)}", ""
 
 
 def _whose(view: DimensionView | None, mine: Verdict | None, others: list[str]) -> str:

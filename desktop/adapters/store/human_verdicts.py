@@ -1,17 +1,30 @@
 """Human verdicts: an append-only history per pair, rubric and dimension.
 
 Nothing is overwritten: an edit or an undo appends a row, and the latest row of each
-reviewer counts. A row with no verdict records that the reviewer withdrew theirs.
+reviewer counts. A row with no verdict records that the reviewer withdrew theirs, or
+(``mark``) skipped the pair or marked it broken; "both bad" is the verdict tie with the
+mark ``bothbad``. A row carries its reviewer's note on that dimension: a new verdict
+written without one keeps the note of the row before (``KEEP``).
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import now
-from desktop.domain.verdicts import Verdict
+from desktop.domain.verdicts import MARKS, Mark, Verdict
+
+
+class Keep(enum.Enum):
+    """A note not given: the reviewer's current note on the dimension stays."""
+
+    NOTE = "keep"
+
+
+KEEP = Keep.NOTE
 
 #: SQL: ``h``, a row of human_verdicts, is its reviewer's current row for its pair, rubric
 #: and dimension. Every reader of "the current verdicts" shares this one definition.
@@ -28,6 +41,7 @@ class HumanVerdict(NamedTuple):
     note: str | None
     created_at: str
     mode: str | None = None
+    mark: Mark | None = None
 
 
 _COLUMNS = (
@@ -39,6 +53,7 @@ _COLUMNS = (
     "note",
     "mode",
     "created_at",
+    "mark",
 )
 _INSERT = (
     f"INSERT INTO human_verdicts({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
@@ -53,11 +68,16 @@ def add_verdict(
     dimension: str,
     verdict: Verdict | None,
     reviewer: str,
-    note: str | None = None,
+    note: str | Keep | None = KEEP,
     mode: str | None = None,
+    mark: Mark | None = None,
 ) -> None:
-    """A reviewer's verdict given now, committed at once."""
+    """A reviewer's verdict given now, committed at once. ``note``: KEEP (the default)
+    keeps the note of the reviewer's row before; None or "" clears it."""
     with store.transaction():
+        if note is KEEP:
+            before = latest_row(store, pair_id, rubric_name, dimension, reviewer)
+            note = None if before is None else before.note
         insert_verdict(
             store,
             {
@@ -66,22 +86,30 @@ def add_verdict(
                 "dimension": dimension,
                 "verdict": verdict.value if verdict else None,
                 "reviewer": reviewer,
-                "note": note,
+                "note": note or None,
                 "mode": mode,
                 "created_at": now(),
+                "mark": mark.value if mark else None,
             },
         )
 
 
 def insert_verdict(store: ProjectStore, row: Mapping[str, Any]) -> None:
-    """One row with every column (an import or merge keeps its own time), inside the
-    caller's transaction."""
-    store.conn.execute(_INSERT, [row[c] for c in _COLUMNS])
+    """One row with every column (an import or merge keeps its own time; ``mark`` may be
+    left out), inside the caller's transaction."""
+    store.conn.execute(_INSERT, _values(row))
+
+
+def _values(row: Mapping[str, Any]) -> list[Any]:
+    return [row.get(c) if c == "mark" else row[c] for c in _COLUMNS]
 
 
 class LatestRow(NamedTuple):
-    verdict: str | None  # as stored; None: withdrawn
+    verdict: str | None  # as stored; None: withdrawn, skipped or broken (see mark)
     created_at: str
+    note: str | None = None
+    mode: str | None = None
+    mark: str | None = None
 
 
 def latest_row(
@@ -89,8 +117,8 @@ def latest_row(
 ) -> LatestRow | None:
     """A reviewer's latest row, or None if they gave none."""
     row = store.conn.execute(
-        "SELECT verdict, created_at FROM human_verdicts WHERE pair_id = ? AND rubric_name = ?"
-        " AND dimension = ? AND reviewer = ? ORDER BY id DESC LIMIT 1",
+        "SELECT verdict, created_at, note, mode, mark FROM human_verdicts WHERE pair_id = ?"
+        " AND rubric_name = ? AND dimension = ? AND reviewer = ? ORDER BY id DESC LIMIT 1",
         [pair_id, rubric, dimension, reviewer],
     ).fetchone()
     return LatestRow(*row) if row else None
@@ -116,7 +144,7 @@ def history(
     store: ProjectStore, pair_id: int, rubric_name: str, dimension: str
 ) -> list[HumanVerdict]:
     rows = store.conn.execute(
-        "SELECT dimension, verdict, reviewer, note, created_at, mode FROM human_verdicts"
+        "SELECT dimension, verdict, reviewer, note, created_at, mode, mark FROM human_verdicts"
         " WHERE pair_id = ? AND rubric_name = ? AND dimension = ? ORDER BY id",
         [pair_id, rubric_name, dimension],
     ).fetchall()
@@ -124,9 +152,15 @@ def history(
 
 
 def _verdict(row: tuple) -> HumanVerdict:
-    dimension, verdict, reviewer, note, created_at, mode = row
+    dimension, verdict, reviewer, note, created_at, mode, mark = row
     return HumanVerdict(
-        dimension, Verdict(verdict) if verdict else None, reviewer, note, created_at, mode
+        dimension,
+        Verdict(verdict) if verdict else None,
+        reviewer,
+        note,
+        created_at,
+        mode,
+        MARKS.get(mark),
     )
 
 
@@ -150,4 +184,4 @@ def latest_of_pairs(
 
 def insert_verdicts(store: ProjectStore, rows: Sequence[Mapping[str, Any]]) -> None:
     """Rows with every column, inside the caller's transaction (see insert_verdict)."""
-    store.conn.executemany(_INSERT, [[row[c] for c in _COLUMNS] for row in rows])
+    store.conn.executemany(_INSERT, [_values(row) for row in rows])

@@ -249,6 +249,19 @@ def m008_juries(db: Database) -> None:
     )
 
 
+@migrations()
+def m009_review_marks(db: Database) -> None:
+    """Answers that are not a verdict (issue 30): ``bothbad`` (a tie on which both responses
+    are bad, Chatbot Arena's ``tie (bothbad)``: stored with verdict ``tie``, so every figure
+    and an earlier reader count it as the tie it is), ``skip`` (decide later) and ``broken``
+    (the pair cannot be judged; its reason is the row's note), both with no verdict. Added
+    as a column: the verdict's CHECK stays as it is, and no row is rewritten."""
+    db.execute(
+        "ALTER TABLE human_verdicts ADD COLUMN mark TEXT"
+        " CHECK (mark IS NULL OR mark IN ('bothbad', 'skip', 'broken'))"
+    )
+
+
 def known_migrations() -> frozenset[str]:
     """Names of every migration this release knows; a file with others is from a newer one."""
     return frozenset(

@@ -14,7 +14,7 @@ from desktop.adapters.store.project import ProjectStore
 class PairCounts(NamedTuple):
     pairs: int
     judged: int  # some order's latest answer is not an error
-    reviewed: int  # some reviewer's current verdict stands
+    reviewed: int  # some reviewer's current verdict stands, or they marked the pair broken
 
 
 def pair_counts(store: ProjectStore, rubric: str, judge_model: str | None) -> PairCounts:
@@ -22,7 +22,7 @@ def pair_counts(store: ProjectStore, rubric: str, judge_model: str | None) -> Pa
     judged = results.judged_pairs(store, rubric, judge_model) if judge_model else 0
     reviewed = store.conn.execute(
         "SELECT count(DISTINCT pair_id) FROM human_verdicts h WHERE rubric_name = ?"
-        f" AND verdict IS NOT NULL AND {human_verdicts.CURRENT}",
+        f" AND (verdict IS NOT NULL OR mark = 'broken') AND {human_verdicts.CURRENT}",
         [rubric],
     ).fetchone()[0]
     return PairCounts(total, judged, reviewed)

@@ -35,7 +35,7 @@ from desktop.domain import numerals
 from desktop.domain.conversations import from_json
 from desktop.domain.pair_record import JudgeAnswer, PairRecord, ReviewerVerdict
 from desktop.domain.pairs import CONVERSATION_FIELDS, FIELDS, STORED_FIELDS
-from desktop.domain.verdicts import BY_VALUE, Verdict
+from desktop.domain.verdicts import BY_VALUE, MARKS, Verdict
 
 ORDERS = ("AB", "BA")
 #: Every column a query may project, and how it is read from ``p``, a row of pairs.
@@ -72,7 +72,7 @@ _DETAIL = ("raw_completion", "error", "latency_ms")
 # may hold any character). Ordered by id in Python: the index visits them by dimension.
 _REVIEWS = (
     "(SELECT json_group_array(json_array(h.id, h.dimension, h.reviewer, h.verdict, h.mode,"
-    " h.note, h.created_at)) FROM human_verdicts h WHERE h.pair_id = p.id"
+    " h.note, h.created_at, h.mark)) FROM human_verdicts h WHERE h.pair_id = p.id"
     f" AND h.rubric_name = :rubric AND {CURRENT})"
 )
 _NO_REVIEWS = "[]"
@@ -337,6 +337,8 @@ def _reviews(text: str) -> tuple[ReviewerVerdict, ...]:
     if len(rows) > 1:
         rows.sort()  # by id: the order they were given
     return tuple(
-        ReviewerVerdict(dimension, reviewer, BY_VALUE.get(verdict), mode, note, created_at)
-        for _, dimension, reviewer, verdict, mode, note, created_at in rows
+        ReviewerVerdict(
+            dimension, reviewer, BY_VALUE.get(verdict), mode, note, created_at, MARKS.get(mark)
+        )
+        for _, dimension, reviewer, verdict, mode, note, created_at, mark in rows
     )

@@ -36,12 +36,13 @@ from desktop.domain.import_shapes.conversation_parts import compared_fields
 from desktop.domain.numerals import to_json
 from desktop.domain.pairs import CONVERSATION_FIELDS, FIELDS, IDENTITY_FIELDS, identity_clash
 from desktop.domain.rubric import dimension_problem
+from desktop.domain.verdicts import ACCEPTED, IMPORTED, Mark, answer_from_token
 from desktop.services.merge.current import current_rows
 from desktop.services.merge.report import BATCH, MergeReport
+from desktop.services.overrides import split_answer
 from desktop.services.project_rubrics import dimensions_for
 
 NEEDED = ("instruction", "response_a", "response_b", "rubric")
-VERDICTS = ("A", "B", "tie")
 _IDENTITY = PairQuery(columns=("id", *IDENTITY_FIELDS, *CONVERSATION_FIELDS))
 _NAMES = {name: name for name in CONVERSATION_FIELDS}
 #: A conversation's texts, as a JSONL export gives them: the compared turn's.
@@ -267,28 +268,36 @@ class _ExportMerge:
             value = fields.get(f"{dim}_human")
             if value in (None, ""):
                 continue
-            if value not in VERDICTS:
-                raise ImportDataError(f"{where}: column {dim}_human: {value!r} is not A, B or tie")
+            answer = answer_from_token(str(value))
+            if answer is None or (isinstance(answer, Mark) and answer is not Mark.BOTH_BAD):
+                raise ImportDataError(
+                    f"{where}: column {dim}_human: {value!r} is not A, B, tie or bothbad"
+                )
+            verdict, mark = split_answer(answer)
+            assert verdict is not None
             if rubric is None:
                 raise ImportDataError(f"{where}: no rubric; name it with --rubric")
             self._check_dimension(where, rubric, dim)
             if current is None:
                 current = current_rows(self.store, pid, rubric)
             latest = current.get((dim, self.reviewer))
-            if latest is not None and latest.verdict == value:
+            if latest is not None and (latest.verdict, latest.mark) == (verdict, mark):
                 self.report.verdicts_present += 1
                 continue
+            # An accept stays an accept: figures comparing people with the judge leave it out.
+            accepted = fields.get(f"{dim}_source") == ACCEPTED
             insert_verdict(
                 self.store,
                 {
                     "pair_id": pid,
                     "rubric_name": rubric,
                     "dimension": dim,
-                    "verdict": value,
+                    "verdict": verdict.value,
                     "reviewer": self.reviewer,
                     "note": None,
-                    "mode": "imported",
+                    "mode": ACCEPTED if accepted else IMPORTED,
                     "created_at": self.stamp,
+                    "mark": mark.value if mark else None,
                 },
             )
             self.report.verdicts_added += 1

@@ -64,6 +64,8 @@ def _judge(j: JudgeFigures, chart: _Charts, alpha: float) -> dict[str, object]:
     )
     if stats.sample is not None and stats.sample.note:
         counts += f" {shown(stats.sample.note)}."
+    if (note := o.labels_note(included=stats.include_accepted)) is not None:
+        counts += f" {note[0].upper()}{note[1:]}."
     return {
         "name": name,
         "counts": counts,
