@@ -291,3 +291,38 @@ def test_a_broken_pair_needs_its_reason_on_the_command_line(project: Path) -> No
     assert rows["p1"]["overall_source"] == "broken"
     assert rows["p1"]["precision_source"] == "broken"  # the whole pair is out
     assert rows["p1"]["note"] == "the prompt is missing"
+
+
+# ---- another rubric's reviewers as the reference ------------------------------------------
+def test_another_rubrics_reviewers_are_the_reference_only_when_chosen(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from desktop.adapters.profiles_file import save_profile
+    from desktop.cli.main import main
+    from desktop.domain.profiles import ModelProfile
+
+    override(project, "p1", "overall", "B", "--reviewer", "ada")  # under href-four
+    override(project, "p2", "overall", "A", "--reviewer", "ada")
+    with OpenAIServer(answer="B") as server:
+        save_profile(
+            ModelProfile(name="t", model="m", base_url=server.base_url, needs_key=False)
+        )
+        args = ["judge", str(project), "--rubric", "href-overall", "--profile", "t"]
+        assert main([*args, "--one-order", "--limit", "2"]) == 0
+    capsys.readouterr()
+    alone = stats_json_of(project, "href-overall")
+    assert dimension(alone, "overall")["vs_human"]["n"] == 0  # nobody reviewed href-overall
+    chosen = stats_json_of(project, "href-overall", "--reference-rubric", RUBRIC)
+    assert chosen["reference_rubric"] == RUBRIC
+    assert dimension(chosen, "overall")["vs_human"]["n"] == 2
+    assert dimension(chosen, "overall")["vs_human"]["agreement"] == 0.5  # p1 B = B, p2 A ≠ B
+    text = tiebreak("stats", project, "--rubric", "href-overall", "--reference-rubric", RUBRIC)
+    assert "the reviewers of rubric href-four" in text.stdout
+    wrong = tiebreak("stats", project, "--rubric", "href-overall", "--reference-rubric", "nope")
+    assert wrong.returncode == 1 and "nope" in wrong.stderr and "Traceback" not in wrong.stderr
+
+
+def stats_json_of(project: Path, rubric: str, *options: str) -> dict:
+    done = tiebreak("stats", project, "--rubric", rubric, "--json", *options)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["rubrics"][0]

@@ -42,6 +42,14 @@ def stats_lines(stats: Stats) -> list[str]:
         f" ({pct(s.parse_failure_rate)}), errors {s.errors:,}",
         sides(s),
         *filter(None, [s.labels_note(included=stats.include_accepted)]),
+        *(
+            [
+                f"human verdicts: the reviewers of rubric {stats.reference_rubric}, on its"
+                " dimensions of the same name (--reference-rubric)"
+            ]
+            if stats.reference_rubric
+            else []
+        ),
         "",
         *_dimension_table(s.dimensions),
     ]

@@ -64,6 +64,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals")
     p.add_argument(
+        "--reference-rubric",
+        metavar="RUBRIC",
+        help="the human verdicts are the reviewers' of this rubric, on its dimensions of the"
+        " same name (another rubric's judge measured against those people)",
+    )
+    p.add_argument(
         "--include-accepted",
         action="store_true",
         help="count verdicts accepted from the judge (Enter) as the reviewers' own; left"
@@ -276,6 +282,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
             target=args.target,
             by_turn=args.by == "turn",
             include_accepted=args.include_accepted,
+            reference_rubric=args.reference_rubric,
         )
         from desktop.services.jury_stats import jury_stats
 

@@ -148,6 +148,8 @@ class Stats:
     alpha: float = DEFAULT_ALPHA  # the win rates' intervals are at level 1 - alpha
     sample: SampleUse | None = None  # how the reviewed pairs were chosen
     include_accepted: bool = False  # accepted verdicts counted as the reviewers' own
+    #: The rubric whose reviewers' verdicts are the reference, where another was chosen.
+    reference_rubric: str | None = None
     #: Every judge's biases (the chosen one's first), per dimension, over all pairs.
     judge_biases: list[JudgeBiasRow] = field(default_factory=list)
 
@@ -163,6 +165,7 @@ def compute_stats(
     target: float | None = None,
     by_turn: bool = False,
     include_accepted: bool = False,
+    reference_rubric: str | None = None,
 ) -> list[Stats]:
     """One Stats per rubric (the one named, else every rubric with verdicts)."""
     names = rubric_names(store)
@@ -179,6 +182,7 @@ def compute_stats(
             target=target,
             by_turn=by_turn,
             include_accepted=include_accepted,
+            reference_rubric=reference_rubric,
         )
         for n in names
     ]
@@ -195,11 +199,15 @@ def rubric_stats(
     target: float | None = None,
     by_turn: bool = False,
     include_accepted: bool = False,
+    reference_rubric: str | None = None,
 ) -> Stats:
     """The figures of one rubric; ``target`` a half-width (0.02 for ±2 points) to count
     the further reviews it needs; ``by_turn``: a section per compared turn too (a
     single-turn pair's is turn 1); ``include_accepted``: accepted verdicts count as the
-    reviewers' own (see the module's docstring)."""
+    reviewers' own (see the module's docstring); ``reference_rubric``: the reviewers'
+    verdicts of that rubric serve as the human verdicts, on the dimensions of the same
+    name (an explicit choice: another rubric's judge measured against people who reviewed
+    under this one's prompt)."""
     if not 0.0 < alpha < 1.0:
         raise TiebreakError(f"--alpha must be between 0 and 1, got {alpha}")
     if target is not None and not 0.0 < target < 1.0:
@@ -207,11 +215,21 @@ def rubric_stats(
     policy = policy_for(pick_judge(store, rubric, judge_model))
     others = [m for m in judge_models(store, rubric) if m not in policy.judges]
     dims = dimensions_of(store, rubric)
+    if reference_rubric == rubric:
+        reference_rubric = None
+    if reference_rubric is not None:
+        reference_rubric = require_rubric(store, reference_rubric, rubric_names(store))
+        shared = set(dims) & set(dimensions_of(store, reference_rubric))
+        if not shared:
+            raise TiebreakError(
+                f"rubric {reference_rubric} has no dimension of the same name as rubric"
+                f" {rubric}'s ({', '.join(dims)}): its reviewers cannot be the reference"
+            )
     overall = _SectionAcc(dims, policy.judges, all_pairs=True)
     categories: dict[str, _SectionAcc] = {}
     turns: dict[int, _SectionAcc] = {}
     other_judges = OtherJudges(others, dims)
-    query = PairQuery(rubric, (*policy.judges, *others), COLUMNS)
+    query = PairQuery(rubric, (*policy.judges, *others), COLUMNS, reviews_of=reference_rubric)
     for record in read_pairs(store, query):
         view = PairView(record, policy, accepted=include_accepted)
         broken = bool(record.reviews) and view.broken
@@ -255,6 +273,7 @@ def rubric_stats(
         alpha=alpha,
         sample=sample_use(sample, frame, overall.reviewed_ids),
         include_accepted=include_accepted,
+        reference_rubric=reference_rubric,
         judge_biases=[
             *(JudgeBiasRow(policy.name, d.dimension, d.biases) for d in everything.dimensions),
             *other_judges.rows(fits.answers),

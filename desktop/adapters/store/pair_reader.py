@@ -73,7 +73,7 @@ _DETAIL = ("raw_completion", "error", "latency_ms")
 _REVIEWS = (
     "(SELECT json_group_array(json_array(h.id, h.dimension, h.reviewer, h.verdict, h.mode,"
     " h.note, h.created_at, h.mark)) FROM human_verdicts h WHERE h.pair_id = p.id"
-    f" AND h.rubric_name = :rubric AND {CURRENT})"
+    f" AND h.rubric_name = :review_rubric AND {CURRENT})"
 )
 _NO_REVIEWS = "[]"
 _NO_DETAIL = (None, None, None)
@@ -133,6 +133,9 @@ class PairQuery:
     columns: tuple[str, ...] = LIST_COLUMNS  # see PAIR_COLUMNS
     detail: bool = False  # each answer's raw completion, error and latency
     reviews: bool = True  # each reviewer's current verdict per dimension
+    #: Whose reviewers' verdicts: another rubric's, where asked for explicitly (its
+    #: dimensions of the same name serve as the reference); default the query's rubric.
+    reviews_of: str | None = None
 
     def __post_init__(self) -> None:
         unknown = [c for c in self.columns if c not in PAIR_COLUMNS]
@@ -222,6 +225,7 @@ def _records(
     sql, slots, reviews_at = _statement(query, where, order_by)
     if query.rubric is not None:
         params["rubric"] = query.rubric
+        params["review_rubric"] = query.reviews_of or query.rubric
         params.update({f"judge{j}": judge for j, judge in enumerate(query.judges)})
     names = query.columns
     decode_metadata = "metadata" in names
