@@ -65,7 +65,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="one order, where the profile judges both by default (its test found it biased)",
     )
     p.add_argument("--redo", action="store_true", help="ask again even where answered")
-    p.add_argument("--limit", type=positive_int, help="judge at most N pairs not yet judged")
+    p.add_argument(
+        "--limit",
+        type=positive_int,
+        help="stop when N pairs of the selection are answered by this judge, those answered"
+        " before included (a cancelled run started again ends at N)",
+    )
     p.add_argument("--where", help="an SQL condition on pair columns, e.g. \"category = 'math'\"")
     p.add_argument("--no-fewshot", action="store_true", help="leave out the rubric's examples")
     p.set_defaults(func=cmd_judge)
@@ -109,7 +114,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         b.add_argument("--model")
         b.add_argument("--swap", action="store_true")
         b.add_argument("--redo", action="store_true")
-        b.add_argument("--limit", type=positive_int, help="at most N pairs not yet judged")
+        b.add_argument(
+            "--limit",
+            type=positive_int,
+            help="at most N pairs answered, those answered before included",
+        )
         b.add_argument("--where")
     b = bsub.add_parser("import", help="store a batch output file as results")
     b.add_argument("project")
