@@ -122,3 +122,16 @@ def test_a_priced_profile_is_told_the_cost(tmp_path, server) -> None:
     # Every prompt's tokens (four characters a token) and answers of max_tokens each.
     expected = (chars / 4 * 2.5 + PAIRS * sent[0]["max_tokens"] * 10.0) / 1e6
     assert amount == pytest.approx(expected, rel=0.02, abs=0.01)
+
+
+def test_batch_submit_asks_alike(tmp_path, server) -> None:
+    path = project(tmp_path, PAIRS)
+    save_profile(ModelProfile(name="t", model=MODEL, base_url=server.base_url, needs_key=False))
+    proc = subprocess.run(
+        [sys.executable, "-m", "desktop", "batch", "submit", str(path), "--rubric", "just-eval",
+         "--profile", "t"],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1
+    assert "250 requests to test-model" in proc.stderr and "--yes" in proc.stderr
+    assert server.requests == []  # nothing uploaded
