@@ -135,3 +135,26 @@ def test_batch_submit_asks_alike(tmp_path, server) -> None:
     assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1
     assert "250 requests to test-model" in proc.stderr and "--yes" in proc.stderr
     assert server.requests == []  # nothing uploaded
+
+
+def test_prices_are_kept_and_bad_ones_refused_in_one_line(capsys) -> None:
+    from desktop.adapters.config import config_dir
+    from desktop.adapters.profiles_file import get_profile
+    from desktop.cli.main import main
+
+    add = ["profile", "add", "gpt", "--base-url", "https://api.openai.com/v1", "--model", "m"]
+    with pytest.raises(SystemExit) as exit_:
+        main([*add, "--price-in", "-1"])
+    assert exit_.value.code == 2 and "--price-in: must be 0 or more" in capsys.readouterr().err
+    assert main([*add, "--price-in", "0.15", "--price-out", "0.6"]) == 0
+    assert (get_profile("gpt").price_in, get_profile("gpt").price_out) == (0.15, 0.6)
+    capsys.readouterr()
+    assert main(["profile", "add", "q", "--gguf", "x.gguf", "--price-in", "1"]) == 1
+    assert "costs nothing" in capsys.readouterr().err
+    (config_dir() / "profiles.toml").write_text('[profiles.x]\nmodel = "m"\nprice_in = "cheap"\n')
+    assert main(["judge", "p.tiebreak", "--rubric", "just-eval", "--profile", "x"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "tiebreak: error: profile x: price_in must be dollars per million tokens, 0 or more,"
+        " not 'cheap'"
+    ]
