@@ -355,12 +355,15 @@ def test_a_second_run_sends_nothing_and_redo_asks_again(
     assert len(rows) == 3  # a redo replaces, never duplicates
 
 
-def test_limit_counts_pairs_still_to_ask(tmp_path: Path, server: OpenAIServer) -> None:
+def test_a_limit_counts_the_pairs_answered_across_runs(
+    tmp_path: Path, server: OpenAIServer
+) -> None:
     path = project(tmp_path, 5)
     with open_project(path) as store:
         make_job(store, server, options={"limit": 2}).run()
         first = sorted(r["pair_id"] for r in results(store))
-        summary = make_job(store, server, options={"limit": 2}).run()
+        again = make_job(store, server, options={"limit": 2}).run()  # 2 answered: done
+        more = make_job(store, server, options={"limit": 4}).run()
         second = sorted(r["pair_id"] for r in results(store))
-    assert len(first) == 2 and len(second) == 4
-    assert len(generations(server)) == 4 and summary.progress.skipped == 2
+    assert len(first) == 2 and again.progress.total == 0 and len(second) == 4
+    assert len(generations(server)) == 4 and more.progress.skipped == 2

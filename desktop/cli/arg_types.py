@@ -33,6 +33,14 @@ def count_or_all(text: str) -> int:
     return value
 
 
+def price(text: str) -> float:
+    """Dollars per million tokens: 0 (a free server) or more."""
+    value = float(_number(text, float))
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
+
+
 def positive_float(text: str) -> float:
     """A finite number of seconds above 0."""
     value = float(_number(text, float))

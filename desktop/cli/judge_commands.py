@@ -22,6 +22,12 @@ if TYPE_CHECKING:
     from desktop.services.judging import JobOptions, JobProgress
 
 
+YES_HELP = (
+    "start without asking, however many requests the run sends (above ask_above in Settings,"
+    " 200 unless changed, the command asks on a terminal and refuses without one)"
+)
+
+
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("judge", help="ask the judge for verdicts on the pairs")
     p.add_argument("project")
@@ -65,9 +71,15 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="one order, where the profile judges both by default (its test found it biased)",
     )
     p.add_argument("--redo", action="store_true", help="ask again even where answered")
-    p.add_argument("--limit", type=positive_int, help="judge at most N pairs not yet judged")
+    p.add_argument(
+        "--limit",
+        type=positive_int,
+        help="stop when N pairs of the selection are answered by this judge, those answered"
+        " before included (a cancelled run started again ends at N)",
+    )
     p.add_argument("--where", help="an SQL condition on pair columns, e.g. \"category = 'math'\"")
     p.add_argument("--no-fewshot", action="store_true", help="leave out the rubric's examples")
+    p.add_argument("--yes", action="store_true", help=YES_HELP)
     p.set_defaults(func=cmd_judge)
 
     p = sub.add_parser("key", help="store or remove a profile's API key in the OS keyring")
@@ -104,12 +116,17 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
             b.add_argument(
                 "--poll", type=positive_float, default=30.0, help="seconds between checks"
             )
+            b.add_argument("--yes", action="store_true", help=YES_HELP)
         b.add_argument("--profile", default="local")
         b.add_argument("--base-url")
         b.add_argument("--model")
         b.add_argument("--swap", action="store_true")
         b.add_argument("--redo", action="store_true")
-        b.add_argument("--limit", type=positive_int, help="at most N pairs not yet judged")
+        b.add_argument(
+            "--limit",
+            type=positive_int,
+            help="at most N pairs answered, those answered before included",
+        )
         b.add_argument("--where")
     b = bsub.add_parser("import", help="store a batch output file as results")
     b.add_argument("project")
@@ -155,7 +172,9 @@ def cmd_judge(args: argparse.Namespace) -> int:
     import threading
 
     from desktop.adapters.store import open_project
+    from desktop.cli.run_question import confirm_run
     from desktop.services.judging.panel import PanelRequest, panel
+    from desktop.services.judging.run_size import run_size
 
     if args.swap and args.one_order:
         raise TiebreakError("--swap and --one-order contradict each other")
@@ -172,6 +191,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     previous = signal.getsignal(signal.SIGINT)  # until the job runs, Ctrl+C interrupts
     try:
         with open_project(args.project) as store, _where_hint():
+            confirm_run(run_size(store, args.rubric, request, options), yes=args.yes)
             job = panel(store, args.rubric, request, options)
             # While the job runs, Ctrl+C cancels it: every phase (a prompt rendering, a
             # request waiting on a hung server) looks at this event and ends within a
@@ -292,9 +312,14 @@ def cmd_batch(args: argparse.Namespace) -> int:
             f" ({exported.skipped:,} already judged)"
         )
         return 0
+    from desktop.cli.run_question import confirm_run
     from desktop.services.judging.batch_submit import submit_batch
+    from desktop.services.judging.panel import PanelRequest
+    from desktop.services.judging.run_size import run_size
 
     with open_project(args.project) as store, _where_hint():
+        size = run_size(store, args.rubric, PanelRequest((profile,)), _options(args))
+        confirm_run(size, yes=args.yes)
         job = judge_job(store, args.rubric, profile, _options(args))
         report = submit_batch(job, poll_seconds=args.poll, log=lambda m: say(m, err=True))
     say(

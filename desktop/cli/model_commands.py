@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from desktop.cli.arg_types import positive_float, positive_int
+from desktop.cli.arg_types import positive_float, positive_int, price
 from desktop.cli.terminal import say
 from desktop.domain.chat_formats import CHAT_FORMATS
 from desktop.domain.errors import TiebreakError
@@ -37,6 +37,14 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     q.add_argument("--no-logprobs", action="store_true")
     q.add_argument("--key-env", default="OPENAI_API_KEY")
     q.add_argument("--no-key", action="store_true", help="the server needs no key")
+    for side, tokens in (("in", "prompt"), ("out", "answer")):
+        q.add_argument(
+            f"--price-{side}",
+            type=price,
+            metavar="USD",
+            help=f"dollars per million {tokens} tokens; a big judge run's question then says"
+            " what it will cost",
+        )
     q = psub.add_parser("test", help="test the connection and record what the server supports")
     q.add_argument("name")
     q.add_argument(
@@ -108,6 +116,8 @@ def _add_profile(args: argparse.Namespace, store_profile) -> int:
     if args.gguf:
         if args.base_url or args.model:
             raise TiebreakError("--gguf names the model file; leave out --base-url and --model")
+        if args.price_in is not None or args.price_out is not None:
+            raise TiebreakError("a GGUF file the app serves costs nothing; leave out --price-*")
         from desktop.services.model_listing import add_gguf_profile, describe_gguf
 
         profile = add_gguf_profile(
@@ -131,6 +141,8 @@ def _add_profile(args: argparse.Namespace, store_profile) -> int:
         logprobs=not args.no_logprobs,
         key_env=args.key_env,
         needs_key=not args.no_key,
+        price_in=args.price_in,
+        price_out=args.price_out,
     )
     store_profile(profile)  # a password in the URL goes to the keyring
     kept = " (the password in its base URL is kept in the keyring)"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import PurePath
 from typing import Any
@@ -38,6 +39,10 @@ class ModelProfile:
     # Judge both orders unless told otherwise: set where `profile test` found the model's
     # verdicts flip when A and B are swapped, so its position bias shows as flags.
     swap: bool = False
+    # What the server charges, in US dollars per million prompt and answer tokens: where
+    # set, the question before a big judge run says what it will cost (never sent).
+    price_in: float | None = None
+    price_out: float | None = None
     # What "Test connection" found the server can do; fills in the "auto" modes.
     capabilities: dict[str, bool] = field(default_factory=dict)
     # What `profile test` measured on the demo pairs with a known better answer.
@@ -56,6 +61,13 @@ class ModelProfile:
             raise TiebreakError(
                 f"profile {self.name}: concurrency, timeout and retries must be positive"
             )
+        for key in ("price_in", "price_out"):
+            price = getattr(self, key)
+            if price is not None and not _is_price(price):
+                raise TiebreakError(
+                    f"profile {self.name}: {key} must be dollars per million tokens, 0 or"
+                    f" more, not {price!r}"
+                )
         if any(v is not None and v < 1 for v in (self.n_ctx, self.n_threads)):
             raise TiebreakError(f"profile {self.name}: n_ctx and n_threads must be positive")
 
@@ -106,6 +118,15 @@ class ModelProfile:
         if "grammar" in self.capabilities:
             return bool(self.capabilities["grammar"])
         return self.served_here
+
+
+def _is_price(value: object) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value >= 0
+    )
 
 
 def local_profile() -> ModelProfile:

@@ -6,8 +6,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from desktop.adapters.config import config_dir, read_toml, write_toml
+from desktop.domain.errors import TiebreakError
 
 MAX_RECENT = 10
+#: A judge run that would send more requests than this is asked about first, in the window
+#: and on the command line (``ask_above``; 0: every run that sends a request).
+ASK_ABOVE = 200
 
 
 @dataclass
@@ -22,6 +26,17 @@ class AppSettings:
     hide_generators: bool = False  # M: the models that wrote A and B not shown
     reasoning_unfolded: bool = True  # E: the judge's reasoning under its verdicts
     history_unfolded: bool = False  # H: a conversation's turns around the compared one
+    ask_above: int = ASK_ABOVE  # requests a judge run may send without asking first
+
+    def run_threshold(self) -> int:
+        """``ask_above``, refused in one line where the settings file holds no count."""
+        value = self.ask_above
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise TiebreakError(
+                f"{settings_path()}: ask_above must be a whole number of requests, 0 or"
+                f" more, not {value!r}"
+            )
+        return value
 
     def remember(self, project: Path) -> bool:
         """Put the project first among the recent ones; whether that changed anything."""

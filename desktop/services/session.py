@@ -15,7 +15,7 @@ from desktop.adapters.profiles_file import get_profile, load_profiles
 from desktop.adapters.store import open_project, pair_filters
 from desktop.adapters.store.judge_seen import Seen
 from desktop.adapters.store.pair_reader import Ordering, PairQuery, read_pair
-from desktop.adapters.store.pairs import find_pair, get_pair
+from desktop.adapters.store.pairs import count_pairs, find_pair, get_pair
 from desktop.adapters.store.rubrics import rubric_names
 from desktop.domain.errors import ProjectError, TiebreakError
 from desktop.domain.judge_quality import QualityFigures
@@ -379,6 +379,22 @@ class ReviewSession:
                 return job.run(progress=lambda state: progress(_copy(state)), cancel=cancel)
 
         return work
+
+    def pair_total(self) -> int:
+        """Pairs in the project (one index count: milliseconds on 100,000 pairs)."""
+        return count_pairs(self.store)
+
+    def size_work(self, request: Any, options: Any) -> Work:
+        """What a judge run of ``request`` (a ``PanelRequest``) would send and cost, counted
+        on a read-only connection, no server started (``judging.run_size``)."""
+        rubric = self.rubric_name
+
+        def size(store: Any) -> Any:
+            from desktop.services.judging.run_size import run_size
+
+            return run_size(store, rubric, request, options)
+
+        return self._read_work(size)
 
     def stats_work(self) -> Work:
         rubric, model = self.rubric_name, self.judge_model

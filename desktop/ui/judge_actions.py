@@ -1,7 +1,9 @@
 """Judging from the window: this pair or all, progress and Cancel in the status bar, both
 orders on request; or all pairs with a jury (several profiles, or samples of one, kept as
 one jury the judge picker then offers). The job runs off the GUI thread; only its progress
-snapshots come back here."""
+snapshots come back here. A run that would send more requests than Settings allows
+(``ask_above``) is counted first, off the GUI thread, and asked about; nothing starts,
+no server either, until the reviewer says yes."""
 
 from __future__ import annotations
 
@@ -21,8 +23,14 @@ from desktop.ui.shortcuts import Shortcuts
 from desktop.ui.workers import Task
 
 if TYPE_CHECKING:
-    from desktop.services.judging import JobProgress, JobSummary
+    from PySide6.QtWidgets import QMessageBox
+
+    from desktop.services.judging import JobOptions, JobProgress, JobSummary
+    from desktop.services.judging.panel import PanelRequest
+    from desktop.services.judging.run_size import RunSize
     from desktop.ui.jury_dialog import JuryChoice, JuryDialog
+
+Work = Callable[[Callable[[Any], None], threading.Event], Any]
 
 JUDGE_ENGINE = ("desktop.services.connection", "desktop.services.judging")  # openai and all
 
@@ -51,6 +59,8 @@ class JudgeActions(QObject):
         self._flush_timer = QTimer(self, singleShot=True, interval=100)
         self._flush_timer.timeout.connect(self._flush)
         self.dialog: JuryDialog | None = None
+        self.sizing: Task | None = None  # counting what a run will send, before asking
+        self.question: QMessageBox | None = None  # the question before a big run, while open
 
     def bind(self, shortcuts: Shortcuts) -> None:
         shortcuts.bind("judge_pair", self.judge_pair)
@@ -61,7 +71,14 @@ class JudgeActions(QObject):
 
     @property
     def running(self) -> bool:
-        return self.job is not None
+        """A job runs, or is being counted before it starts."""
+        return self.job is not None or self.sizing is not None
+
+    def _busy(self) -> bool:
+        if self.running or self.question is not None:
+            self.context.say("a judge job is already running", 3000)
+            return True
+        return False
 
     def warm_up(self) -> None:
         """Load the judge engine (openai and its compiled parts) in the background soon
@@ -81,21 +98,89 @@ class JudgeActions(QObject):
 
     def judge(self, pair_ids: list[int] | None) -> None:
         """Judge ``pair_ids`` (None: every pair not yet judged) with the profile chosen."""
-        if self.job is not None:
-            self.context.say("a judge job is already running", 3000)
+        from desktop.services.judging import JobOptions
+        from desktop.services.judging.panel import PanelRequest
+
+        if self._busy():
             return
         session = self.context.session
-        self.choices.show_judge(session.profile.model)  # what is asked for shows as it arrives
-        self._start(
-            session.judge_work(pair_ids, swap=self.swap.isChecked()), [session.profile.model]
+        swap = self.swap.isChecked()
+        profile = session.profile
+
+        def start() -> None:
+            self.choices.show_judge(profile.model)  # what is asked for shows as it arrives
+            self._start(session.judge_work(pair_ids, swap=swap), [profile.model])
+
+        request = PanelRequest((profile,))
+        self._ask_first(request, JobOptions(swap=swap, pair_ids=pair_ids), start)
+
+    def _ask_first(
+        self, request: PanelRequest, options: JobOptions, start: Callable[[], None]
+    ) -> None:
+        """``start()`` the run at once where it cannot pass the threshold (a pair or two);
+        else once it is counted and, above the threshold, once the reviewer says yes."""
+        from desktop.domain.errors import TiebreakError
+
+        session = self.context.session
+        try:
+            threshold = session.settings.run_threshold()
+        except TiebreakError as exc:
+            self.context.error(str(exc))
+            return
+        pairs = len(options.pair_ids) if options.pair_ids is not None else session.pair_total()
+        if pairs * 2 * request.samples * len(request.profiles) <= threshold:  # two orders at most
+            start()
+            return
+        self.context.say("counting the requests this run will send…", 0)
+        self.progress.setRange(0, 0)
+        self.progress.show()
+        self.cancel_button.show()
+        self.sizing = self.context.runner.start(
+            session.size_work(request, options),
+            on_done=lambda size: self._sized(size, threshold, start),
+            on_error=self._size_failed,
         )
+
+    def _counted(self) -> bool:
+        """The count has ended: whether it was cancelled (then nothing starts)."""
+        task, self.sizing = self.sizing, None
+        self.progress.hide()
+        self.cancel_button.hide()
+        return task is not None and task.cancel.is_set()
+
+    def _sized(self, size: RunSize, threshold: int, start: Callable[[], None]) -> None:
+        from desktop.ui.run_question import ask_before_run
+
+        if self._counted():
+            self.context.say("cancelled; nothing was sent", 8000)
+            return
+        self.context.say("")
+        if not size.needs_asking(threshold):
+            start()
+            return
+
+        def answered(yes: bool) -> None:
+            self.question = None
+            self.pairs.keys_back()
+            if yes:
+                start()
+            else:
+                self.context.say(f"nothing was sent ({size.requests:,} requests asked about)")
+
+        self.question = ask_before_run(self.context.window, size, threshold, answered)
+
+    def _size_failed(self, message: str) -> None:
+        if self._counted():
+            self.context.say("cancelled; nothing was sent", 8000)
+            return
+        self.context.say("")
+        self.context.error(message)
 
     def choose_jury(self) -> None:
         """Ctrl+Alt+J: whom to ask as a jury (the dialog; OK judges every pair)."""
         from desktop.ui.jury_dialog import JuryDialog
 
-        if self.job is not None:
-            self.context.say("a judge job is already running", 3000)
+        if self._busy():
             return
         session = self.context.session
         self.dialog = JuryDialog(
@@ -139,15 +224,16 @@ class JudgeActions(QObject):
             if choice.samples > 1
             else profiles[0].model
         )
-        self.choices.show_judge(shown)
         jurors = [profile.model for profile in profiles]
-        self._start(
-            panel_work(session.path, session.rubric_name, request, options), [*jurors, shown]
-        )
+        work = panel_work(session.path, session.rubric_name, request, options)
 
-    def _start(
-        self, work: Callable[[Callable[[Any], None], threading.Event], Any], judges: Iterable[str]
-    ) -> None:
+        def start() -> None:
+            self.choices.show_judge(shown)
+            self._start(work, [*jurors, shown])
+
+        self._ask_first(request, options, start)
+
+    def _start(self, work: Work, judges: Iterable[str]) -> None:
         self._state = None
         self._changed = set()
         self._judges = tuple(judges)
@@ -159,8 +245,9 @@ class JudgeActions(QObject):
         )
 
     def cancel(self) -> None:
-        if self.job is not None:
-            self.job.cancel.set()
+        for task in (self.job, self.sizing):
+            if task is not None:
+                task.cancel.set()
 
     def _swap_toggled(self, swap: bool) -> None:
         """Ctrl+W is a switch for the jobs to come, not a job: said so."""

@@ -5,6 +5,7 @@ URL goes to the keyring too; the field then shows the URL without it."""
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -30,7 +31,7 @@ from desktop.adapters.profiles_file import load_profiles
 from desktop.domain.base_urls import split_password
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile, gguf_profile
-from desktop.services.app_settings import save_settings
+from desktop.services.app_settings import ASK_ABOVE, save_settings
 from desktop.services.session import ReviewSession
 from desktop.ui import dialogs
 from desktop.ui.dialogs import ask, lay_out
@@ -49,9 +50,24 @@ class SettingsDialog(QDialog):
         self.font_size.setRange(0, 32)
         self.font_size.setSpecialValueText("system")
         self.font_size.setValue(session.settings.font_size)
+        self.ask_above = QSpinBox()  # a count a project of 100,000 pairs asked twice exceeds
+        self.ask_above.setRange(0, 10_000_000)
+        self.ask_above.setGroupSeparatorShown(True)
+        self.ask_above.setSpecialValueText("before every run")
+        self.ask_above.setSuffix(" requests")
+        self.ask_above.setToolTip(
+            "A judge run (Ctrl+Shift+J, a jury, tiebreak judge) that would send more requests"
+            " than this asks first, saying how many and what they cost where the profile has"
+            " prices; 0 asks before every run"
+        )
+        try:
+            self.ask_above.setValue(session.settings.run_threshold())
+        except TiebreakError:  # a hand-edited file: the default, saved over it on Save
+            self.ask_above.setValue(ASK_ABOVE)
         general = QFormLayout()
         general.addRow("Reviewer name", self.reviewer)
         general.addRow("Font size", self.font_size)
+        general.addRow("Ask before judging above", self.ask_above)
 
         self.profiles = load_profiles()
         self.profile = QComboBox()
@@ -73,6 +89,9 @@ class SettingsDialog(QDialog):
         self.concurrency = QSpinBox()
         self.concurrency.setRange(1, 512)
         self.logprobs = QCheckBox("ask for logprobs (confidence of one-token answers)")
+        self.price_in, self.price_out = QLineEdit(), QLineEdit()
+        for field, tokens in ((self.price_in, "prompt"), (self.price_out, "answer")):
+            field.setPlaceholderText(f"USD per million {tokens} tokens (none: no estimate)")
         self.key = QLineEdit()
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
         self.key.setPlaceholderText("paste a key to save it in the keyring")
@@ -92,6 +111,8 @@ class SettingsDialog(QDialog):
         form.addRow("API mode", self.api_mode)
         form.addRow("Concurrency", self.concurrency)
         form.addRow("", self.logprobs)
+        form.addRow("Price in", self.price_in)
+        form.addRow("Price out", self.price_out)
         form.addRow("API key", self.key)
         form.addRow("", self.key_state)
         form.addRow("", self.test_button)
@@ -119,12 +140,17 @@ class SettingsDialog(QDialog):
         self.concurrency.setValue(profile.concurrency if profile else 8)
         self.logprobs.setChecked(profile.logprobs if profile else True)
         self.gguf.setText((profile.gguf or "") if profile else "")
+        for field, price in (
+            (self.price_in, profile.price_in if profile else None),
+            (self.price_out, profile.price_out if profile else None),
+        ):
+            field.setText("" if price is None else f"{price:g}")
         for widget in (self.name, self.model, self.gguf, self.choose_gguf):
             widget.setEnabled(not local)
         self._gguf_changed()
         if local:
-            self.base_url.setEnabled(False)
-            self.key.setEnabled(False)
+            for widget in (self.base_url, self.key, self.price_in, self.price_out):
+                widget.setEnabled(False)
         self.key_state.setText(
             "built-in llama.cpp server with a demo model (SmolLM2-135M), no key needed"
             if local
@@ -136,8 +162,8 @@ class SettingsDialog(QDialog):
     def _gguf_changed(self) -> None:
         """A GGUF file needs no server address and no key."""
         served = bool(self.gguf.text().strip())
-        self.base_url.setEnabled(not served)
-        self.key.setEnabled(not served)
+        for widget in (self.base_url, self.key, self.price_in, self.price_out):
+            widget.setEnabled(not served)  # and costs nothing
 
     def _choose_gguf(self) -> None:
         path = dialogs.open_file(
@@ -179,6 +205,8 @@ class SettingsDialog(QDialog):
             api_mode=self.api_mode.currentText(),
             concurrency=self.concurrency.value(),
             logprobs=self.logprobs.isChecked(),
+            price_in=_price(self.price_in.text(), "Price in"),
+            price_out=_price(self.price_out.text(), "Price out"),
         )
 
     def _store_key(self, profile: ModelProfile) -> None:
@@ -252,5 +280,20 @@ class SettingsDialog(QDialog):
         settings = self.session.settings
         settings.reviewer = self.reviewer.text().strip()
         settings.font_size = self.font_size.value()
+        settings.ask_above = self.ask_above.value()
         save_settings(settings)
         self.accept()
+
+
+def _price(text: str, name: str) -> float | None:
+    """A price field: empty for none, else dollars per million tokens, 0 or more."""
+    text = text.strip().removeprefix("$").replace(",", "")
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise TiebreakError(f"{name}: not a number of dollars: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise TiebreakError(f"{name}: must be 0 or more dollars, not {text!r}")
+    return value

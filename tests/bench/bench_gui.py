@@ -370,7 +370,7 @@ def job_stalls(work: Path, n: int) -> dict[str, float]:
             ModelProfile(name="bench", model=MODEL, base_url=url, needs_key=False, concurrency=32)
         )
         app = QApplication.instance() or QApplication([])
-        settings = AppSettings(profile="bench")
+        settings = AppSettings(profile="bench", ask_above=n)  # the run is meant: not asked
         session = ReviewSession.open(project, settings)
         session.choose_rubric(SINGLE.name)
         window = MainWindow(session, settings)

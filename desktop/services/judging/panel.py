@@ -93,23 +93,23 @@ def check_request(request: PanelRequest) -> None:
         raise TiebreakError("samples at temperature 0 would all be one answer; give one above 0")
 
 
-def panel(
+@dataclass(frozen=True)
+class _Asked:
+    """Whom a panel asks, worked out before any server is started: each judge as its
+    profile (its temperature set) and the name its answers are stored under (None: the
+    profile's model), and the juries they make, checked but not yet kept."""
+
+    judges: list[tuple[ModelProfile, str | None]]
+    juries: list[JuryRow]
+
+
+def _asked(
     store: ProjectStore, rubric_name: str, request: PanelRequest, options: JobOptions
-) -> Panel:
-    """The jobs of ``request`` and the juries they make, the juries kept already (so the
-    window shows the jury while its jurors' answers arrive)."""
+) -> _Asked:
     check_request(request)
     rubric = find_rubric(store, rubric_name)
     refuse_missing_fields(store, rubric, options)  # before any server is started
-    jobs: list[JudgeJob] = []
     made: list[JuryRow] = []
-
-    def job(profile: ModelProfile, endpoint: Endpoint, name: str | None = None) -> JudgeJob:
-        return judge_job(
-            store, rubric_name, profile, options,
-            endpoint=endpoint, judge_name=name, fields_checked=True,
-        )  # fmt: skip
-
     judges: dict[str, list[str | None]] = {}  # each profile's judges (None: its model)
     for profile in request.profiles:
         if request.samples == 1:
@@ -127,12 +127,53 @@ def panel(
     temperature = request.temperature
     if temperature is None and request.samples > 1:
         temperature = SAMPLE_TEMPERATURE
+    asked: list[tuple[ModelProfile, str | None]] = []
     for profile in request.profiles:
         if temperature is not None:
             profile = profile.with_changes(temperature=temperature)
-        endpoint = endpoint_for(profile, logprobs=asks_logprobs(profile, rubric))
-        jobs += [job(profile, endpoint, name) for name in judges[profile.name]]
-    return Panel(jobs, [keep_jury(store, jury) for jury in made])
+        asked += [(profile, name) for name in judges[profile.name]]
+    return _Asked(asked, made)
+
+
+def _job(
+    store: ProjectStore,
+    rubric_name: str,
+    options: JobOptions,
+    judge: tuple[ModelProfile, str | None],
+    endpoint: Endpoint,
+) -> JudgeJob:
+    profile, name = judge
+    return judge_job(
+        store, rubric_name, profile, options,
+        endpoint=endpoint, judge_name=name, fields_checked=True,
+    )  # fmt: skip
+
+
+def panel(
+    store: ProjectStore, rubric_name: str, request: PanelRequest, options: JobOptions
+) -> Panel:
+    """The jobs of ``request`` and the juries they make, the juries kept already (so the
+    window shows the jury while its jurors' answers arrive)."""
+    asked = _asked(store, rubric_name, request, options)
+    rubric = find_rubric(store, rubric_name)
+    endpoints: dict[str, Endpoint] = {}
+    jobs: list[JudgeJob] = []
+    for judge in asked.judges:
+        profile = judge[0]
+        if profile.name not in endpoints:
+            endpoints[profile.name] = endpoint_for(profile, logprobs=asks_logprobs(profile, rubric))
+        jobs.append(_job(store, rubric_name, options, judge, endpoints[profile.name]))
+    return Panel(jobs, [keep_jury(store, jury) for jury in asked.juries])
+
+
+def planned_jobs(
+    store: ProjectStore, rubric_name: str, request: PanelRequest, options: JobOptions
+) -> list[JudgeJob]:
+    """The jobs ``panel`` would run, as they would plan and render their requests, with
+    no server asked or started and nothing kept: what a run would send, before it runs."""
+    asked = _asked(store, rubric_name, request, options)
+    nowhere = Endpoint(base_url="", api_key=None)
+    return [_job(store, rubric_name, options, judge, nowhere) for judge in asked.judges]
 
 
 def panel_work(

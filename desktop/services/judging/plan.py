@@ -33,20 +33,26 @@ def pending_tasks(
     where: str | None = None,
     pair_ids: Sequence[int] | None = None,
 ) -> tuple[list[tuple[int, Order]], int]:
-    """(tasks to run in pair order, how many were skipped as already done)."""
+    """(tasks to run in pair order, how many were skipped as already done).
+
+    ``limit`` counts the pairs of the selection this judge has answered, those answered
+    before included: a job cancelled after 10 pairs and run again with the same limit of
+    50 ends at 50 pairs, not 60. A pair answered in one order and not yet in the other is
+    finished without counting twice."""
     pair_list = pair_ids_matching(store, where, pair_ids)
     done: set[tuple[int, str]] = set()
     if not redo:
         done = finished_keys(store, key.rubric_hash, key.judge_model, key.settings_hash)
-    # The limit counts pairs that still need asking, so `--limit 50` run twice judges 100.
+    answered = {pid for pid, _ in done}
+    room = None if limit is None else limit - sum(pid in answered for pid in pair_list)
     tasks: list[tuple[int, Order]] = []
-    skipped = chosen = 0
+    skipped = 0
     for pid in pair_list:
         todo = [(pid, order) for order in orders if (pid, order.value) not in done]
         skipped += len(orders) - len(todo)
-        if todo:
-            if limit is not None and chosen >= limit:
-                break
-            chosen += 1
+        if not todo or pid in answered:
+            tasks.extend(todo)
+        elif room is None or room > 0:
+            room = None if room is None else room - 1
             tasks.extend(todo)
     return tasks, skipped
