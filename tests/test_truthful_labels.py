@@ -304,9 +304,7 @@ def test_another_rubrics_reviewers_are_the_reference_only_when_chosen(
     override(project, "p1", "overall", "B", "--reviewer", "ada")  # under href-four
     override(project, "p2", "overall", "A", "--reviewer", "ada")
     with OpenAIServer(answer="B") as server:
-        save_profile(
-            ModelProfile(name="t", model="m", base_url=server.base_url, needs_key=False)
-        )
+        save_profile(ModelProfile(name="t", model="m", base_url=server.base_url, needs_key=False))
         args = ["judge", str(project), "--rubric", "href-overall", "--profile", "t"]
         assert main([*args, "--one-order", "--limit", "2"]) == 0
     capsys.readouterr()
@@ -326,3 +324,42 @@ def stats_json_of(project: Path, rubric: str, *options: str) -> dict:
     done = tiebreak("stats", project, "--rubric", rubric, "--json", *options)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)["rubrics"][0]
+
+
+def test_an_arena_both_bad_vote_stays_both_bad(tmp_path: Path) -> None:
+    from tests.helpers import new_project, write_jsonl
+
+    def talk(answer: str) -> list[dict]:
+        return [
+            {"role": "user", "content": "Name a prime."},
+            {"role": "assistant", "content": answer},
+        ]
+
+    votes = write_jsonl(
+        tmp_path / "arena.jsonl",
+        [
+            {
+                "question_id": "q1",
+                "model_a": "m1",
+                "model_b": "m2",
+                "winner": "tie (bothbad)",
+                "judge": "arena_user_1",
+                "conversation_a": talk("Nine."),
+                "conversation_b": talk("Fifteen."),
+            },
+            {
+                "question_id": "q2",
+                "model_a": "m1",
+                "model_b": "m2",
+                "winner": "tie",
+                "judge": "arena_user_1",
+                "conversation_a": talk("Two."),
+                "conversation_b": talk("Three."),
+            },
+        ],
+    )
+    project = new_project(tmp_path)
+    done = tiebreak("import", project, votes)
+    assert done.returncode == 0, done.stderr
+    rows = export_rows(project, tmp_path / "out.csv")
+    assert [r["overall_human"] for r in rows] == ["bothbad", "tie"]

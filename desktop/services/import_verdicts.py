@@ -104,6 +104,7 @@ class VerdictWriter:
                         "note": review.note,
                         "mode": "imported",
                         "created_at": stamp,
+                        "mark": review.mark.value if review.mark else None,
                     }
                 )
         insert_verdicts(self.store, new_rows)

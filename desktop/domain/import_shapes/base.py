@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from desktop.domain.columns import resolve_columns
 from desktop.domain.results import Order, Status
-from desktop.domain.verdicts import Verdict
+from desktop.domain.verdicts import Mark, Verdict
 
 _NONE: Mapping[str, Any] = MappingProxyType({})
 
@@ -48,6 +48,7 @@ class FileVerdict(NamedTuple):
     verdict: Verdict
     dimension: str = "overall"
     note: str | None = None
+    mark: Mark | None = None  # Mark.BOTH_BAD: a tie on which both are bad (Arena's)
 
 
 class ShapedRecord(NamedTuple):

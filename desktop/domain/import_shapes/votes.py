@@ -38,7 +38,7 @@ from desktop.domain.import_shapes.conversation_parts import (
 )
 from desktop.domain.import_shapes.plain_pairs import kept
 from desktop.domain.numerals import to_json
-from desktop.domain.verdicts import Verdict
+from desktop.domain.verdicts import Mark, Verdict
 
 WINNERS = {
     "model_a": Verdict.A,
@@ -99,5 +99,6 @@ class Votes(Shape):
                 ' such as ["gpt-4", "pair-v2"]'
             )
         note = winner if winner not in ("model_a", "model_b", "tie") else None
-        review = FileVerdict(str(judge or "arena"), verdict, note=note)
+        mark = Mark.BOTH_BAD if winner == "tie (bothbad)" else None
+        review = FileVerdict(str(judge or "arena"), verdict, note=note, mark=mark)
         return ShapedRecord(values, metadata, reviews=(review,))
