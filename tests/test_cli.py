@@ -64,7 +64,7 @@ def test_errors_are_one_line_and_change_nothing(tmp_path: Path) -> None:
     )
     assert_one_line_error(
         tiebreak("override", project, "#1", "overall", "C", "--rubric", "href-overall"),
-        "expected A, B or tie",
+        "expected A, B, tie, bothbad, skip or broken",
     )
     not_project = tmp_path / "notes.txt"
     not_project.write_text("hello")

@@ -196,11 +196,12 @@ def test_trl_export_gives_back_hh_rlhfs_chosen_and_rejected(tmp_path: Path) -> N
     path = new_project(tmp_path)
     assert tiebreak("import", path, HH).returncode == 0
     assert tiebreak("import", path, DEMO / "demo_conversations.jsonl").returncode == 0
-    give(path, "#1", "pair-v2", "overall", Verdict.TIE)  # a reviewer's, over the data set's
+    # a reviewer's tie against the data set's A: a dispute, left out until adjudicated
+    give(path, "#1", "pair-v2", "overall", Verdict.TIE)
     summary = export(path, tmp_path / "trl.jsonl", "--format", "trl")
     assert summary.endswith(
-        "99 trl records (rubric pair-v2, dimension overall, judge none);"
-        " left out: 1 ties, 3 without a final verdict"
+        "99 trl records, the reviewers' labels (rubric pair-v2, dimension overall, judge"
+        " none); left out: 0 ties, 3 without a label, 1 open disputes, 0 broken"
     )
     records = HH.read_text(encoding="utf-8").splitlines()[1:]
     out = (tmp_path / "trl.jsonl").read_text(encoding="utf-8").splitlines()
@@ -219,11 +220,14 @@ def test_openai_preference_needs_one_shared_history(tmp_path: Path) -> None:
         give(path, ref, "pair-v2", "overall", verdict)
     summary = export(path, tmp_path / "o.jsonl", "--format", "openai-preference")
     assert summary.endswith(
-        "2 openai-preference records (rubric pair-v2, dimension overall, judge none); left out:"
-        " 0 ties, 0 without a final verdict, 1 not one shared history"
+        "2 openai-preference records, the reviewers' labels (rubric pair-v2, dimension"
+        " overall, judge none); left out: 0 ties, 0 without a label, 0 open disputes, 0 broken,"
+        " 1 not one shared history"
     )
     first, single = (json.loads(x) for x in (tmp_path / "o.jsonl").read_text().split("\n")[:-1])
-    assert first == {
+    provenance = ("id", "pair", "source", "reviewers")
+    assert (first["id"], first["source"]) == ("talk-1", "reviewers")
+    assert {k: v for k, v in first.items() if k not in provenance} == {
         "input": {
             "messages": SHARED_HISTORY["conversation_a"][:4],
             "tools": [],

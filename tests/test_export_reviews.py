@@ -97,6 +97,7 @@ def test_jsonl_carries_every_reviewers_verdict(tmp_path: Path) -> None:
             "dimension": "overall",
             "reviewer": "@evil",
             "verdict": None,  # withdrawn
+            "mark": None,  # not a skip, a broken mark or both bad
             "mode": "gui",
             "time": two["reviews"][0]["time"],
             "note": "not sure",

@@ -16,6 +16,7 @@ from desktop.cli.main import main
 from desktop.domain.verdicts import Verdict
 from desktop.services.app_settings import AppSettings
 from desktop.services.session import ReviewSession
+from desktop.services.review_edits import ReviewState
 from desktop.ui.figures_dock import FiguresDock
 from desktop.ui.main_window import MainWindow
 from desktop.ui.svg_chart import SvgChart
@@ -122,7 +123,9 @@ def test_the_charts_follow_a_verdict_and_the_judge_chosen(
         r for r in range(window.pairs.model.rowCount())
         if window.pairs.model.row_at(r).external_id == "p2"
     )  # fmt: skip
-    window.editing.apply_verdict(window.pairs.model.row_at(row).id, "overall", Verdict.B)
+    window.editing.apply_state(
+        window.pairs.model.row_at(row).id, "overall", ReviewState(Verdict.B, mode="gui")
+    )
     qtbot.waitUntil(lambda: _charts(dock) and _charts(dock)[0].svg != first, timeout=30_000)
     assert _ppi_text(_stats(judged, "both", capsys)) in _charts(dock)[0].svg
     # Another judge chosen in the picker: its figures, its name escaped in the chart.

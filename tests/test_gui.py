@@ -19,6 +19,7 @@ from desktop.services.app_settings import AppSettings, load_settings
 from desktop.services.importing import import_file
 from desktop.services.overrides import override
 from desktop.services.session import ReviewSession
+from desktop.services.review_edits import ReviewState
 from desktop.ui.main_window import MainWindow
 from desktop.ui.pair_list import HEADERS
 from desktop.ui.verdict_panel import ShownRow, VerdictButton
@@ -291,7 +292,9 @@ def test_review_queue_and_agreement_dock(qtbot, window: MainWindow, server: Open
     panel.section.setCurrentText("all pairs")
     # An override that disagrees moves the figures.
     window.pairs.reload(keep=window.session.current.id)
-    window.editing.apply_verdict(window.pairs.model.row_at(0).id, "precision", Verdict.B)
+    window.editing.apply_state(
+        window.pairs.model.row_at(0).id, "precision", ReviewState(Verdict.B, mode="gui")
+    )
     qtbot.waitUntil(lambda: panel.table.item(0, 2).text() == "0.0%", timeout=10_000)
     assert panel.matrix.item(0, 1).text() == "1"  # judge A, human B
 

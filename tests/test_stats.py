@@ -199,8 +199,10 @@ def test_several_reviewers_per_pair(tmp_path: Path) -> None:
     assert r.krippendorff_alpha == pytest.approx(
         krippendorff.alpha(value_counts=np.array(counts), level_of_measurement="nominal")
     )
-    # the human verdict against the judge is the majority (ties: the latest given)
-    assert o.vs_human.n == 6
+    # the human verdict against the judge is the majority; A A B B has none: a dispute,
+    # left out (before, the latest given won it)
+    assert o.vs_human.n == 5
+    assert stats.overall.disputed == 1
     assert set(o.by_mode) == {"imported"}
     assert [c.name for c in stats.categories] == ["Open QA"]
 

@@ -108,7 +108,8 @@ def test_a_sample_weights_the_win_rates_by_its_probabilities(tmp_path: Path) -> 
             store.conn.execute("SELECT pair_id, probability FROM sample_pairs").fetchall()
         )
     got = stats_json(path)
-    # a pair reviewed by two reviewers counts their consensus, as the export does
+    # a pair reviewed by two reviewers counts their label, as the export does (one each
+    # way is a dispute: no label, left out)
     humans = {}
     with open_project(path) as store:
         from desktop.adapters.store.pair_reader import FIGURE_COLUMNS, PairQuery, read_pairs
@@ -131,7 +132,7 @@ def test_a_sample_weights_the_win_rates_by_its_probabilities(tmp_path: Path) -> 
     point = ppi.ppi_mean_pointestimate(y, yhat, rest, w=w, w_unlabeled=w_u)
     low, high = ppi.ppi_mean_ci(y, yhat, rest, alpha=0.05, w=w, w_unlabeled=w_u)
     combined = got["overall"]["dimensions"][0]["win_rates"]["combined"]
-    assert combined["n"] == len(drawn_ids) >= 25
+    assert combined["n"] == len(drawn_ids) >= 20  # 25 reviewed, a few of them now disputes
     assert combined["estimate"] == pytest.approx(float(np.ravel(point)[0]), abs=1e-9)
     assert (combined["lower"], combined["upper"]) == pytest.approx(
         (float(np.ravel(low)[0]), float(np.ravel(high)[0])), abs=1e-9

@@ -348,7 +348,7 @@ class _SectionAcc:
         self.generators.add(record.model_b)
         self.judged += view.judged
         if record.reviews:
-            if any(p.reviews for p in facts):  # a verdict that counts, on some dimension
+            if any(p.human is not None for p in facts):  # a label, on some dimension
                 self.reviewed += 1
                 self.reviewed_ids.append(record.id)
             if not view.accepted:
