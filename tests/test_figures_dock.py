@@ -15,8 +15,8 @@ from PySide6.QtGui import QColor
 from desktop.cli.main import main
 from desktop.domain.verdicts import Verdict
 from desktop.services.app_settings import AppSettings
-from desktop.services.session import ReviewSession
 from desktop.services.review_edits import ReviewState
+from desktop.services.session import ReviewSession
 from desktop.ui.figures_dock import FiguresDock
 from desktop.ui.main_window import MainWindow
 from desktop.ui.svg_chart import SvgChart

@@ -18,8 +18,8 @@ from desktop.domain.verdicts import Verdict
 from desktop.services.app_settings import AppSettings, load_settings
 from desktop.services.importing import import_file
 from desktop.services.overrides import override
-from desktop.services.session import ReviewSession
 from desktop.services.review_edits import ReviewState
+from desktop.services.session import ReviewSession
 from desktop.ui.main_window import MainWindow
 from desktop.ui.pair_list import HEADERS
 from desktop.ui.verdict_panel import ShownRow, VerdictButton
