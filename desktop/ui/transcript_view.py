@@ -16,6 +16,7 @@ from functools import partial
 
 import shiboken6
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QScrollArea, QToolButton, QVBoxLayout, QWidget
 
 from desktop.domain.transcript import Turn
@@ -58,6 +59,11 @@ class TranscriptView(QScrollArea):
         self._settled = QTimer(self, singleShot=True, interval=0)
         self._settled.timeout.connect(on_built)
         self._settled.timeout.connect(self._keep_place)
+        self._settled.timeout.connect(self._cull)
+        # Scrolled or resized: which turns are near enough to be laid out, once it settles.
+        self._moved = QTimer(self, singleShot=True, interval=0)
+        self._moved.timeout.connect(self._cull)
+        self.verticalScrollBar().valueChanged.connect(self._moved.start)
         self._at_end = False  # kept scrolled to the end as turns are made (the history)
         self.raw = False
         self.differences = False
@@ -250,6 +256,21 @@ class TranscriptView(QScrollArea):
         elif self._at_end:
             bar = self.verticalScrollBar()
             bar.setValue(bar.maximum())
+
+    def _cull(self) -> None:
+        """Turns more than a view's height out of sight stand for their messages by room
+        of their height (ui/transcript_turn.py: ``set_far``); the others show them."""
+        top, height = self.verticalScrollBar().value(), self.viewport().height()
+        changed = False
+        for box in self.boxes:
+            y = box.y()
+            changed |= box.set_far(y + box.height() < top - height or y > top + 2 * height)
+        if changed:  # the room may differ from what it stands for: the place kept again
+            self._settled.start()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._moved.start()
 
     def bring(self, box: TurnBox) -> None:
         """Scroll so ``box`` is in view, now and as its messages are made and laid out."""
