@@ -129,6 +129,7 @@ def test_every_key_on_a_conversation_of_10000_messages_keeps_the_window_answerin
     in_sight = [box for box in history.boxes if not box.visibleRegion().isEmpty()]
     assert in_sight and all(box.body is not None and box.body.isVisible() for box in in_sight)
     assert any(box.far for box in history.boxes)  # out of sight: not laid out
+    window.grab().save(str(SHOTS / f"long-conversation-{after}-earlier.png"))
     step("]: the turn after", lambda: press(qtbot, window, key.Key_BracketRight))
     step("]: the compared turn", lambda: press(qtbot, window, key.Key_BracketRight))
     assert view.current_turn() is None
