@@ -94,10 +94,11 @@ def _go(qtbot, win: MainWindow, pair: str) -> None:
 
 
 def _messages(part: TranscriptView) -> list[tuple[str, str]]:
-    """Each message shown (caption, text as shown), top to bottom, left to right."""
+    """Each message shown (caption, text as shown), top to bottom, left to right: those of
+    every unfolded turn, in sight or scrolled to (a turn far out of sight is not laid out)."""
     found = []
     for box in part.boxes:
-        if box.body is None or not box.body.isVisible():
+        if box.body is None or not box.unfolded or not part.isVisible():
             continue
         for message in box.body.findChildren(MessageView):
             text = message.view.toPlainText() if message.view is not None else ""

@@ -9,13 +9,18 @@ answer, as MT-bench's turn-1 votes do) are rows of two columns, A and B. A messa
 two sides have the same (a system message, the user turns, a shared history's answers) is
 one row that spans both; one that differs is a row with each side's, and a side that has
 no such message holds None there.
+
+A conversation of 10,000 messages has 5,000 turns, of which the window shows a few: a
+turn's rows are made when it is first read (``Turns``), so laying a pair out costs what
+pairing its messages into turns does, not what making 5,000 turns would.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
+from typing import overload
 
 from desktop.domain.conversations import Conversation, ConversationShape, Message, compare
 
@@ -52,13 +57,52 @@ class Turn:
         return len(text.split()) if text else 0
 
 
+class Turns(Sequence[Turn]):
+    """``count`` turns, each made by ``make(index)`` when first read, and kept."""
+
+    def __init__(self, count: int, make: Callable[[int], Turn]) -> None:
+        self._count = count
+        self._make = make
+        self._made: dict[int, Turn] = {}
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> Turn: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Turn, ...]: ...
+    def __getitem__(self, index: int | slice) -> Turn | tuple[Turn, ...]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(self._count)))
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        turn = self._made.get(index)
+        if turn is None:
+            turn = self._made[index] = self._make(index)
+        return turn
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(other) == self._count and all(a == b for a, b in zip(self, other, strict=True))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"Turns({self._count})"
+
+
 @dataclass(frozen=True)
 class Transcript:
     turn: int  # the compared turn
     turns: int  # how many turns the longer side has
     shape: ConversationShape
-    before: tuple[Turn, ...]  # the history, and the compared turn's other requests
-    after: tuple[Turn, ...]  # the turns after the compared answers
+    before: Turns  # the history, and the compared turn's other requests
+    after: Turns  # the turns after the compared answers
 
 
 def _chunks(conversation: Conversation) -> list[tuple[list[Message], Message | None]]:
@@ -115,19 +159,23 @@ def transcript(a: Conversation, b: Conversation, turn: int) -> Transcript:
     Raises ``ConversationError`` where the two cannot be compared at that turn."""
     compared = compare(a, b, turn)
     chunks_a, chunks_b = _chunks(a), _chunks(b)
-    before: list[Turn] = []
-    for number in range(1, turn):
-        (asks_a, answer_a), (asks_b, answer_b) = chunks_a[number - 1], chunks_b[number - 1]
-        before.append(Turn(number, _rows(asks_a, answer_a, asks_b, answer_b)))
     own = _rows(
         _without_request(chunks_a[turn - 1][0]), None, _without_request(chunks_b[turn - 1][0]), None
     )
-    if own:
-        before.append(Turn(turn, own))
-    after: list[Turn] = []
     none: tuple[list[Message], Message | None] = ([], None)
-    later = zip_longest(chunks_a[turn:], chunks_b[turn:], fillvalue=none)
-    for number, ((asks_a, answer_a), (asks_b, answer_b)) in enumerate(later, start=turn + 1):
-        after.append(Turn(number, _rows(asks_a, answer_a, asks_b, answer_b)))
+
+    def earlier(index: int) -> Turn:
+        if index == turn - 1:  # the compared turn's other requests
+            return Turn(turn, own)
+        (asks_a, answer_a), (asks_b, answer_b) = chunks_a[index], chunks_b[index]
+        return Turn(index + 1, _rows(asks_a, answer_a, asks_b, answer_b))
+
+    def later(index: int) -> Turn:
+        at = turn + index
+        asks_a, answer_a = chunks_a[at] if at < len(chunks_a) else none
+        asks_b, answer_b = chunks_b[at] if at < len(chunks_b) else none
+        return Turn(at + 1, _rows(asks_a, answer_a, asks_b, answer_b))
+
     turns = max(len(chunks_a), len(chunks_b))
-    return Transcript(turn, turns, compared.shape, tuple(before), tuple(after))
+    before = Turns(turn - 1 + (1 if own else 0), earlier)
+    return Transcript(turn, turns, compared.shape, before, Turns(turns - turn, later))

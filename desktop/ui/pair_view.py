@@ -7,8 +7,9 @@ the turns before it above them and any the data kept after it below them
 (desktop/ui/transcript_view.py), each folded to a line until unfolded (H, or moving onto
 it with [ and ]). Folded by default: the reviewer judges the compared turn, which is then
 in view at once with its request, and opens the history when the answers point to it (as
-MT-bench's second turn does); folded turns cost a line each, so a pair of twenty turns
-shows as quickly as one. A single-turn pair looks as it always has.
+MT-bench's second turn does); folded turns cost a line each, and only the twenty nearest
+the compared turn are made at first, so a pair of twenty turns, or of 5,000, shows as
+quickly as one. A single-turn pair looks as it always has.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from desktop.ui.notice_bar import NoticeBar
 from desktop.ui.plain_text import PlainLabel
 from desktop.ui.response_view import ResponseView
 from desktop.ui.search_marks import SearchMarks
-from desktop.ui.transcript_view import TranscriptView, TurnBox
+from desktop.ui.transcript_turn import TurnBox
+from desktop.ui.transcript_view import TranscriptView
 from desktop.ui.workers import TaskRunner
 
 _COMPARED = (  # the compared turn's panes, framed in the highlight colour
@@ -90,8 +92,8 @@ class PairView(QWidget):
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.marks = SearchMarks(pane.view for pane in self.panes())  # the list's search
         # A conversation's history, and the turns after the compared one:
-        self.before = TranscriptView(runner, self.marks.add, self._arrange)
-        self.after = TranscriptView(runner, self.marks.add, self._arrange)
+        self.before = TranscriptView(runner, self.marks.add, self._arrange, earlier=True)
+        self.after = TranscriptView(runner, self.marks.add, self._arrange, earlier=False)
         sides = QSplitter()  # horizontal
         sides.addWidget(self.response_a)
         sides.addWidget(self.response_b)
@@ -119,8 +121,10 @@ class PairView(QWidget):
         self.diff = DiffMarks(self.response_a.view, self.response_b.view, runner)
         self.transcript: Transcript | None = None  # a conversation pair's turns
         self.history_unfolded = False  # H: the turns other than the compared one unfolded
-        self._stops: list[TurnBox | None] = []  # the turns in order; None: the compared one
-        self._at = 0  # the turn the reviewer moved to ([ and ])
+        # The turn the reviewer moved to ([ and ]): 0 the compared one, -1 the one before
+        # it, 1 the one after it, and so on; and its line, framed.
+        self._at = 0
+        self._framed: TurnBox | None = None
         self._single_sizes: list[int] | None = None  # the splitter as single-turn pairs had it
         a_bar = self.response_a.view.verticalScrollBar()
         b_bar = self.response_b.view.verticalScrollBar()
@@ -195,8 +199,7 @@ class PairView(QWidget):
         self.extra.setVisible(pair.reference is not None or pair.source is not None)
         self.before.show_turns(found.before if found else (), self.history_unfolded)
         self.after.show_turns(found.after if found else (), self.history_unfolded)
-        self._stops = [*self.before.boxes, None, *self.after.boxes]
-        self._at = len(self.before.boxes)
+        self._at, self._framed = 0, None
         self._arrange()
         if self.history_unfolded:
             self.before.to_end()  # the turn just before the compared one in view
@@ -218,17 +221,20 @@ class PairView(QWidget):
         into view; what the status bar says."""
         if self.transcript is None:
             return "this pair is a single turn: no other turns to move to"
-        self._at = max(0, min(len(self._stops) - 1, self._at + step))
-        stop = self._stops[self._at]
-        for box in self._stops:
-            if box is not None:
-                box.set_current(box is stop)
+        self._at = max(-self.before.count(), min(self.after.count(), self._at + step))
+        part = self.before if self._at < 0 else self.after
+        stop = None  # the compared turn
+        if self._at:  # made now if it was not (and the turns between it and those made)
+            stop = part.box(part.count() + self._at if self._at < 0 else self._at - 1)
+        if self._framed is not None:
+            self._framed.set_current(False)
+        self._framed = stop
         total = self.transcript.turns
         if stop is None:
             self.before.to_end()
             return f"turn {self.transcript.turn} of {total}: the compared turn"
+        stop.set_current(True)
         stop.set_unfolded(True)
-        part = self.before if stop in self.before.boxes else self.after
         self._arrange()
         part.bring(stop)
         where = "before" if part is self.before else "after"
@@ -236,8 +242,7 @@ class PairView(QWidget):
 
     def current_turn(self) -> int | None:
         """The turn moved to last (None: the compared one, or a single-turn pair)."""
-        stop = self._stops[self._at] if self._stops else None
-        return stop.turn.number if stop is not None else None
+        return self._framed.turn.number if self._framed is not None else None
 
     def _arrange(self) -> None:
         """Room for the turns around the compared one: a line each while folded, a good
@@ -265,8 +270,7 @@ class PairView(QWidget):
             return 0
         if part.any_unfolded():
             return min(int(total * UNFOLDED_SHARE), part.wanted_height() + 8)
-        line = part.boxes[0].sizeHint().height()
-        return line * min(FOLDED_LINES, len(part.boxes)) + 4
+        return part.line_height() * min(FOLDED_LINES, part.lines()) + 4
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
