@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from pathlib import Path
 from typing import Any
 
@@ -154,6 +155,15 @@ def test_alpaca_eval_2_template_reads_gpt4_turbo_answers_as_alpaca_eval_does(
         given = row["preference"]
         assert min(abs(given - expected), abs(given - (3 - expected))) < 1e-6
     assert len({round(r["preference"]["overall"], 3) for r in results.values()}) > 3  # soft
+    # AlpacaEval's leaderboard figures follow: the weighted win rate is the mean of the soft
+    # preferences - 1, the discrete one that of the letters (its binarised annotator's).
+    code, out, _ = run(capsys, "stats", project, "--by", "model", "--rubric", "ae2", "--json")
+    assert code == 0
+    (row,) = json.loads(out)["rubrics"][0]["rows"]
+    softs = [results[i]["preference"]["overall"] - 1 for i in results]
+    assert row["win_rate"] == pytest.approx(100 * sum(softs) / N)
+    letters = [results[i]["verdicts"]["overall"] == "B" for i in results]
+    assert row["discrete_win_rate"] == pytest.approx(100 * sum(letters) / N)
 
 
 def test_an_m_answer_without_logprobs_is_its_letter_and_prose_is_a_parse_failure(
@@ -249,6 +259,22 @@ def test_rankings_read_as_alpaca_eval_reads_them() -> None:
         }
     nan = "[{'model': 'model_1', 'rank': 3}, {'model': 'model_2', 'rank': 1}]"
     assert not parse_answer(nan, answer, ["overall"]).ok
+    said = "[{'model': 'model_2', 'rank': 1}, {'model': 'model_1', 'rank': 2}]"
+    prose = f"My ranking:\n{said}\nModel 2 is better [it is precise]."
+    assert parse_answer(prose, answer, ["overall"]).verdicts == {"overall": Verdict.B}
+    other = said.replace("'rank': 1", "'rank': 0").replace("'rank': 2", "'rank': 1")
+    twice = parse_answer(said + "\n" + other.replace("'rank': 0", "'rank': 2"), answer, ["x"])
+    assert twice.error == "ambiguous: the answer gives rankings that disagree"
+
+
+@pytest.mark.parametrize(
+    "answer_text",
+    ["[" + "1," * 450_000 + "]", "[{" * 450_000, ("[{'model': " + "x" * 1990 + "]") * 450],
+)
+def test_a_long_ranking_answer_reads_in_time_proportional_to_its_length(answer_text: str) -> None:
+    start = time.monotonic()
+    outcome = parse_answer(answer_text, AnswerFormat(AnswerKind.RANKING), ["overall"])
+    assert not outcome.ok and time.monotonic() - start < 1.0
 
 
 # ---- templates whose answer Tiebreak cannot read ----------------------------------------------

@@ -11,10 +11,12 @@ normalised over the two (a missing one is zero), give the soft preference
 
 ``ranking`` (``alpaca_eval_gpt4``, ``claude_ranking`` and the other ``ranking_parser``
 annotators): a Python list of ``{'model': 'model_1', 'rank': 1}`` dicts (the template asks
-for Python, so single quotes; JSON reads the same), read as a literal, never evaluated.
-model_1's rank 1 is A, rank 2 is B. AlpacaEval reads model_1's rank alone; here a
-model_2 given the same rank, a rank other than 1 or 2, or a model named twice is a parse
-failure, which keeps the raw text for a human: a wrong verdict is worse than none.
+for Python, so single quotes; JSON reads the same), read as a literal, never evaluated,
+wherever it stands in the answer (AlpacaEval reads the whole answer as the literal, so
+prose or a code fence around it is NaN there). model_1's rank 1 is A, rank 2 is B.
+AlpacaEval reads model_1's rank alone; here a model_2 given the same rank, a rank other
+than 1 or 2, a model named twice, or two rankings that disagree is a parse failure, which
+keeps the raw text for a human: a wrong verdict is worse than none.
 """
 
 from __future__ import annotations
@@ -34,7 +36,6 @@ _AROUND = " \t\"'`*.“”‘’"
 # The answer token is looked for this far from the end (the chain-of-thought variant ends
 # with it; the plain one is nothing else).
 _LAST_POSITIONS = 8
-_FENCE = re.compile(r"^```[\w-]*\n?|\n?```\s*$")
 
 
 def parse_identifier(text: str, dimensions: Sequence[str]) -> ParseOutcome:
@@ -81,30 +82,47 @@ def identifier_probabilities(
 
 
 def parse_ranking(text: str, dimensions: Sequence[str]) -> ParseOutcome:
-    """model_1's rank among a list of ``{'model': ..., 'rank': ...}``: 1 is A, 2 is B."""
+    """model_1's rank among a list of ``{'model': ..., 'rank': ...}``: 1 is A, 2 is B. Each
+    bracketed list of dicts in the answer is read (prose or a code fence around it is
+    fine; an echoed ``<model-name>`` is no literal and is skipped); lists that give
+    different verdicts are ambiguous."""
     if len(dimensions) != 1:
         return fail(f"a ranking answer gives one verdict, but {len(dimensions)} dimensions")
-    value = _literal(text)
-    if value is None:
-        return fail("the answer is not a list of {'model': ..., 'rank': ...}")
+    verdicts: list[Verdict] = []
+    first_error = None
+    for value in _lists(text):
+        verdict, error = _ranked(value)
+        if verdict is not None:
+            verdicts.append(verdict)
+        elif first_error is None:
+            first_error = error
+    given = list(dict.fromkeys(verdicts))
+    if len(given) > 1:
+        return fail("ambiguous: the answer gives rankings that disagree")
+    if given:
+        return ParseOutcome({dimensions[0]: given[0]}, None)
+    return fail(first_error or "the answer is not a list of {'model': ..., 'rank': ...}")
+
+
+def _ranked(value: list[Any]) -> tuple[Verdict | None, str | None]:
+    """The verdict one ranking gives, or why it gives none."""
     ranks: dict[str, int] = {}
     for item in value:
         if not isinstance(item, dict) or "model" not in item or "rank" not in item:
-            return fail(f"ranking item {_shown(item)} has no 'model' and 'rank'")
+            return None, f"ranking item {_shown(item)} has no 'model' and 'rank'"
         model, rank = item["model"], item["rank"]
         if model not in ("model_1", "model_2"):
-            return fail(f"the ranking names {_shown(model)}, not model_1 or model_2")
+            return None, f"the ranking names {_shown(model)}, not model_1 or model_2"
         if model in ranks:
-            return fail(f"the ranking names {model} twice")
+            return None, f"the ranking names {model} twice"
         if isinstance(rank, bool) or rank not in (1, 2):
-            return fail(f"{model} has rank {_shown(rank)}, not 1 or 2")
+            return None, f"{model} has rank {_shown(rank)}, not 1 or 2"
         ranks[model] = rank
     if "model_1" not in ranks:
-        return fail("the ranking does not rank model_1")
+        return None, "the ranking does not rank model_1"
     if ranks.get("model_2") == ranks["model_1"]:
-        return fail(f"the ranking gives model_1 and model_2 both rank {ranks['model_1']}")
-    verdict = Verdict.A if ranks["model_1"] == 1 else Verdict.B
-    return ParseOutcome({dimensions[0]: verdict}, None)
+        return None, f"the ranking gives model_1 and model_2 both rank {ranks['model_1']}"
+    return (Verdict.A if ranks["model_1"] == 1 else Verdict.B), None
 
 
 def _shown(value: object) -> str:
@@ -113,18 +131,22 @@ def _shown(value: object) -> str:
     return text if len(text) <= 30 else text[:27] + "..."
 
 
-def _literal(text: str) -> list[Any] | None:
-    """The list the answer holds: the whole answer (a code fence around it forgiven), else
-    the text from its first ``[`` to its last ``]``; None where neither is a literal list."""
-    bare = _FENCE.sub("", text.strip()).strip()
-    start, end = bare.find("["), bare.rfind("]")
-    for candidate in (bare, bare[start : end + 1] if 0 <= start < end else None):
-        if not candidate:
-            continue
+# A list of dicts with no brackets inside, at most this long: a ranking of two models is
+# under 200 characters, and a literal this size reads in well under a millisecond.
+_MAX_LIST = 2_000
+_LIST = re.compile(rf"\[\s*\{{[^\[\]]{{0,{_MAX_LIST}}}\]")
+
+
+def _lists(text: str) -> list[list[Any]]:
+    """Every bracketed list of dicts in the answer that is a Python (or JSON) literal; read
+    as a literal, never evaluated. Each candidate is at most ``_MAX_LIST`` characters and
+    the search reads the answer once, so a long answer costs time in proportion."""
+    out = []
+    for match in _LIST.finditer(text):
         try:
-            value = ast.literal_eval(candidate)
+            value = ast.literal_eval(match.group())
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             continue
-        if isinstance(value, list | tuple):
-            return list(value)
-    return None
+        if isinstance(value, list):
+            out.append(value)
+    return out
