@@ -4,6 +4,7 @@ confidence of a one-token answer kept, and earlier results still readable."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from desktop.adapters.store import open_project
 from desktop.cli.main import main
 from desktop.domain.profiles import ModelProfile, local_profile
 from desktop.domain.requests import answer_grammar
+from desktop.domain.rubric import AnswerFormat, AnswerKind, Decoding
 from desktop.services.judging import JobOptions, JudgeJob
 from desktop.services.pair_list import counts
 from desktop.services.pair_verdicts import pair_verdicts
@@ -151,3 +153,18 @@ def test_profile_test_finds_whether_the_server_takes_a_grammar(
                 )
                 assert job.run().progress.ok == 1
             assert ("grammar" in generations(server)[-1].json) is not refuses
+
+
+@pytest.mark.parametrize("max_tokens", [1, 300])
+def test_alpaca_eval_answers_have_grammars_the_local_server_parses(max_tokens: int) -> None:
+    from llama_cpp import LlamaGrammar  # the local server's own parser of GBNF
+
+    for kind in (AnswerKind.IDENTIFIER, AnswerKind.RANKING):
+        rubric = dataclasses.replace(
+            SINGLE, answer=AnswerFormat(kind), decoding=Decoding(max_tokens=max_tokens)
+        )
+        grammar = answer_grammar(rubric)
+        assert grammar is not None
+        LlamaGrammar.from_string(grammar, verbose=False)
+        if kind is AnswerKind.IDENTIFIER and max_tokens == 1:
+            assert grammar == 'root ::= "m" | "M"\n'

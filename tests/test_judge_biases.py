@@ -120,7 +120,7 @@ def test_biases_equal_alpaca_eval_on_its_annotations(name: str, judge: str) -> N
     figures = ours(frame)
     assert figures.prefer_longer == pytest.approx(alpaca_length_bias(frame), abs=1e-12)
     assert figures.prefer_lists == pytest.approx(alpaca_list_bias(frame), abs=1e-12)
-    assert figures.prefer_first == pytest.approx(alpaca_prefer_1(frame), abs=1e-12)
+    assert figures.prefer_output_1 == pytest.approx(alpaca_prefer_1(frame), abs=1e-12)
     assert figures.preferences == frame.preference.notna().sum()
     if judge == "longest":
         assert figures.prefer_longer == 1.0
@@ -153,12 +153,12 @@ def test_edge_preferences_follow_alpaca_eval() -> None:
     figures = ours(frame)
     assert figures.prefer_longer == pytest.approx(alpaca_length_bias(frame))
     assert figures.prefer_lists == pytest.approx(alpaca_list_bias(frame))
-    assert figures.prefer_first == pytest.approx(alpaca_prefer_1(frame))
+    assert figures.prefer_output_1 == pytest.approx(alpaca_prefer_1(frame))
     assert (figures.longer_pairs, figures.list_pairs, figures.preferences) == (2, 2, 5)
 
 
 def test_nothing_to_count_is_none() -> None:
     figures = judge_biases([("same", "same", 1.0)])
     assert figures.prefer_longer is None and figures.prefer_lists is None
-    assert figures.prefer_first == 1.0
-    assert judge_biases([]).prefer_first is None
+    assert figures.prefer_output_1 == 1.0
+    assert judge_biases([]).prefer_output_1 is None

@@ -188,7 +188,7 @@ def test_biases_and_calibration_equal_the_references(tmp_path: Path) -> None:
     biases = got["biases"]
     assert biases["prefer_longer"] == pytest.approx(alpaca_length_bias(frame), abs=1e-12)
     assert biases["prefer_lists"] == pytest.approx(alpaca_list_bias(frame), abs=1e-12)
-    assert biases["prefer_first"] == pytest.approx(alpaca_prefer_1(frame), abs=1e-12)
+    assert biases["prefer_output_1"] == pytest.approx(alpaca_prefer_1(frame), abs=1e-12)
     reviewed = sorted(truth["human"])
     agreed = [truth["judge"][i] == truth["human"][i] for i in reviewed]
     conf = [truth["conf"][i] for i in reviewed]
@@ -303,7 +303,7 @@ def test_every_judges_biases_equal_alpaca_evals_formulas(tmp_path: Path) -> None
         biases = rows[(name, "overall")]
         assert biases["prefer_longer"] == pytest.approx(alpaca_length_bias(frame), abs=1e-12)
         assert biases["prefer_lists"] == pytest.approx(alpaca_list_bias(frame), abs=1e-12)
-        assert biases["prefer_first"] == pytest.approx(alpaca_prefer_1(frame), abs=1e-12)
+        assert biases["prefer_output_1"] == pytest.approx(alpaca_prefer_1(frame), abs=1e-12)
         assert biases["preferences"] == len(verdicts)
     assert got["overall"]["dimensions"][0]["biases"] == rows[("m", "overall")]
     # the answers of m2 count nowhere else: m's answers and figures are m's alone

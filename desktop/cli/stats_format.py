@@ -21,6 +21,7 @@ from desktop.services.figures import (
     table,
 )
 from desktop.services.judge_bias_rows import COLUMNS as BIAS_COLUMNS
+from desktop.services.judge_bias_rows import OUTPUT_1_NOTE
 from desktop.services.judges import JudgeRow
 from desktop.services.leaderboard import COLUMNS as LEADERBOARD
 from desktop.services.leaderboard import Leaderboard, name_columns
@@ -126,9 +127,9 @@ def _bias_lines(stats: Stats) -> list[str]:
         "",
         "the judges' biases, as AlpacaEval measures them: how often each prefers the longer"
         " answer (of pairs whose answers differ by over 30 characters), the one with a list"
-        " (of pairs where one has a list), and the first shown, A (2 - mean preference;"
-        " 0.5 is no position bias)",
+        " (of pairs where one has a list), and output_1",
         *grid((*lead, *BIAS_COLUMNS), rows),
+        OUTPUT_1_NOTE,
     ]
 
 

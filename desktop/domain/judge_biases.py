@@ -1,7 +1,7 @@
 """A judge's own biases, measured as AlpacaEval measures them (``src/alpaca_eval/analyze.py``,
 ``get_length_biases``, ``get_list_biases`` and "Proba. prefer 1" in
 ``get_metrics_evaluator``; ``utils.contains_list``; tatsu-lab/alpaca_eval): how often it
-prefers the longer answer, the answer with a list, and the first answer shown.
+prefers the longer answer, the answer with a list, and output_1 (A).
 
 Each pair is (output_1, output_2, preference) on AlpacaEval's scale: 1 prefers output_1,
 2 output_2, fractional values between, 0 AlpacaEval's old draw, None no verdict. Its rules,
@@ -15,9 +15,13 @@ kept exactly so the figures equal its own on the same annotations:
 - prefer lists: over pairs where exactly one of the two has a list (``contains_list``:
   AlpacaEval's patterns, which also match a hyphenated word or "e.g. this"), the share
   where the preferred one has it;
-- prefer 1: 2 - the mean preference, so 1 always prefers output_1, 0 never, 0.5 is no
-  position bias; a 0 draw counts as 0 in that mean, as AlpacaEval counts it (give a tie
-  as 1.5 to keep it neutral).
+- prefer 1: 2 - the mean preference, so 1 always prefers output_1, 0 never; a 0 draw
+  counts as 0 in that mean, as AlpacaEval counts it (give a tie as 1.5 to keep it
+  neutral). It is the judge's position bias (0.5 none) only where the judge was shown
+  output_1 first in every answer counted (``order_seen`` "A first"). AlpacaEval's own
+  annotator shuffles the two outputs before asking and maps the answer back, so on its
+  annotations the figure is the baseline's loss rate, not the judge's bias; the caller,
+  which knows how each answer was asked, says which.
 
 AlpacaEval first drops repeated (instruction, output_1, output_2) rows; give each pair
 once. A share with nothing to count is None.
@@ -57,8 +61,11 @@ class JudgeBiases:
     longer_pairs: int  # pairs whose answers differ by more than 30 characters
     prefer_lists: float | None
     list_pairs: int  # pairs where exactly one answer has a list
-    prefer_first: float | None
+    prefer_output_1: float | None  # AlpacaEval's "Proba. prefer 1"
     preferences: int  # pairs with a preference
+    # The order the judge was shown the outputs in: "A first" in every answer (so
+    # prefer_output_1 is a position bias), "both" (asked in both orders), or "unknown".
+    order_seen: str = "unknown"
 
 
 class Answer(NamedTuple):
@@ -114,6 +121,6 @@ def biases_of_answers(
         longer_pairs=longer_n,
         prefer_lists=lists / lists_n if lists_n else None,
         list_pairs=lists_n,
-        prefer_first=2 - math.fsum(given) / len(given) if given else None,
+        prefer_output_1=2 - math.fsum(given) / len(given) if given else None,
         preferences=len(given),
     )

@@ -63,8 +63,8 @@ class ModelRequest:
 
 def asks_logprobs(profile: ModelProfile, rubric: Rubric) -> bool:
     """Whether a judge request asks for logprobs: where the profile wants them and the
-    answer is one token, whose probability becomes the verdict's confidence."""
-    return profile.logprobs and rubric.answer.one_token
+    answer token's probabilities are read (a verdict's confidence, an m/M preference)."""
+    return profile.logprobs and rubric.answer.reads_logprobs
 
 
 # One verdict as the rubrics spell it; "Tie" too, so a model that capitalises is not pushed
@@ -76,10 +76,16 @@ def answer_grammar(rubric: Rubric) -> str | None:
     """A GBNF grammar that admits only a well-formed free-text answer: one verdict
     (``single``), one per dimension separated by ", " (``comma-list``, as the HREF
     examples write it), or an explanation and then ``[[A]]``, ``[[B]]`` or ``[[C]]``
-    (``bracketed``). None for JSON answers, which a schema constrains instead."""
+    (``bracketed``); AlpacaEval's ``m`` or ``M`` (after an explanation where the tokens
+    leave room for one) and its ranking of model_1 and model_2, ranks 1 and 2 in either
+    order. None for JSON answers, which a schema constrains instead."""
     kind = rubric.answer.kind
     if kind is AnswerKind.BRACKETED:
         return bracketed_grammar(rubric.decoding.max_tokens)
+    if kind is AnswerKind.IDENTIFIER:
+        return identifier_grammar(rubric.decoding.max_tokens)
+    if kind is AnswerKind.RANKING:
+        return RANKING_GRAMMAR
     if kind is AnswerKind.SINGLE:
         return f"root ::= verdict\n{_VERDICT_RULE}\n"
     if kind is AnswerKind.COMMA_LIST:
@@ -98,6 +104,29 @@ def bracketed_grammar(max_tokens: int) -> str:
         f'root ::= reason "[[" [ABC] "]]"\nreason ::= reason-char{{0,{reason}}}\n'
         'reason-char ::= [^[] | "[" [^[]\n'
     )
+
+
+def identifier_grammar(max_tokens: int) -> str:
+    """``m`` or ``M``; where ``max_tokens`` leaves room, an explanation first (the
+    chain-of-thought template's), cut at half of them in characters, then a new line."""
+    reason = max(0, (max_tokens - 2) // 2)
+    if reason == 0:
+        return 'root ::= "m" | "M"\n'
+    return f'root ::= (reason "\\n")? ("m" | "M")\nreason ::= [^\\n]{{0,{reason}}}\n'
+
+
+def _ranked(first: tuple[int, int], second: tuple[int, int]) -> str:
+    """One ranking as a GBNF string: two (model, rank) items in this order."""
+    one, two = (f"{{'model': 'model_{m}', 'rank': {r}}}" for m, r in (first, second))
+    return f'"[{one}, {two}]"'
+
+
+#: AlpacaEval's ranking: the two models with ranks 1 and 2, in model order or rank order.
+RANKING_GRAMMAR = (
+    "root ::= "
+    + " | ".join(_ranked(a, b) for a, b in (((1, 1), (2, 2)), ((1, 2), (2, 1)), ((2, 1), (1, 2))))
+    + "\n"
+)
 
 
 def answer_schema(rubric: Rubric) -> dict[str, Any] | None:

@@ -21,10 +21,20 @@ class AnswerKind(enum.StrEnum):
     JSON_CHOICES = "json-choices"  # {"rationale": ..., "choices": {dim: verdict}}
     JSON_CHOICE = "json-choice"  # {"reason": ..., "choice": verdict} for the one dimension
     BRACKETED = "bracketed"  # an explanation, then [[A]], [[B]] or [[C]] (tie): FastChat's
+    IDENTIFIER = "identifier"  # "m" (A) or "M" (B), its logprobs the preference: AlpacaEval 2's
+    RANKING = "ranking"  # [{'model': 'model_1', 'rank': 1}, ...]: AlpacaEval's ranking judges
 
 
 #: The kinds that give one verdict, for a rubric of one dimension.
-ONE_VERDICT = frozenset({AnswerKind.SINGLE, AnswerKind.JSON_CHOICE, AnswerKind.BRACKETED})
+ONE_VERDICT = frozenset(
+    {
+        AnswerKind.SINGLE,
+        AnswerKind.JSON_CHOICE,
+        AnswerKind.BRACKETED,
+        AnswerKind.IDENTIFIER,
+        AnswerKind.RANKING,
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +58,12 @@ class AnswerFormat:
     def one_token(self) -> bool:
         """Whether the whole answer is one short token, so logprobs give a confidence."""
         return self.kind is AnswerKind.SINGLE
+
+    @property
+    def reads_logprobs(self) -> bool:
+        """Whether the answer token's logprobs are read: a one-token verdict's confidence,
+        or AlpacaEval's m/M preference."""
+        return self.kind in (AnswerKind.SINGLE, AnswerKind.IDENTIFIER)
 
 
 @dataclass(frozen=True)

@@ -83,16 +83,39 @@ def rubric_from_template(
         messages=messages,
         requires=tuple(f for f in ("reference", "source") if f in used),
         fewshot=fewshot,
-        decoding=default_decoding(kind),
+        decoding=default_decoding(kind, explains=bool(_EXPLAINS.search(text))),
     )
     check_rubric(rubric)
     return rubric
 
 
-def default_decoding(kind: AnswerKind) -> Decoding:
-    """Greedy decoding; a few tokens for bare verdicts, room for a rationale in JSON."""
+def default_decoding(kind: AnswerKind, *, explains: bool = False) -> Decoding:
+    """Greedy decoding; a few tokens for bare verdicts, room for a rationale in JSON.
+    AlpacaEval's m/M answer is one token (its configs' ``max_tokens: 1``), or 300 where
+    the template asks for an explanation first; its ranking 100 (``max_tokens: 100``);
+    FastChat's ``[[A]]`` after an explanation 2048, as its judges."""
+    if kind is AnswerKind.IDENTIFIER:
+        return Decoding(temperature=0.0, max_tokens=300 if explains else 1)
+    if kind is AnswerKind.RANKING:
+        return Decoding(temperature=0.0, max_tokens=100)
+    if kind is AnswerKind.BRACKETED:
+        return Decoding(temperature=0.0, max_tokens=2048)  # FastChat's judge, explaining first
     json_answer = kind in (AnswerKind.JSON_CHOICE, AnswerKind.JSON_CHOICES)
     return Decoding(temperature=0.0, max_tokens=512 if json_answer else 16)
+
+
+def _one_pair_per_request(text: str) -> None:
+    """AlpacaEval's batched templates (``alpaca_farm``'s: five pairs in one request, five
+    answers back) repeat every placeholder of the pair; Tiebreak asks about one pair per
+    request."""
+    for names in (("{instruction}", "{output_1}", "{output_2}"), ("{$instruction}",
+                  "{$candidate_A}", "{$candidate_B}")):  # fmt: skip
+        counts = {text.count(name) for name in names}
+        if len(counts) == 1 and (count := counts.pop()) > 1:
+            raise RubricError(
+                f"the template asks about {count} pairs in one request ({names[1]}"
+                f" {count} times); Tiebreak asks about one pair per request"
+            )
 
 
 # ---- placeholders and literal text --------------------------------------------------------
@@ -185,6 +208,44 @@ _REASON_KEYS = ("rationale", "reason", "reasoning", "explanation")
 _COMMA = re.compile(r"\bcomma", re.IGNORECASE)
 _NAME_LIST = re.compile(r"\b([A-Z][a-z]+(?:,\s+[A-Z][a-z]+)+,?\s+and\s+[A-Z][a-z]+)\b")
 _BEST_WITH = re.compile(r"\bbest with ([A-Za-z]+)\s*:", re.IGNORECASE)
+# AlpacaEval 2's answer: the model identifier "m" (output_1) or "M" (output_2).
+_IDENTIFIER = re.compile(r'"model_identifier"\s*:\s*"m"|\bm or M\b')
+# AlpacaEval's ranking answer: [{'model': <model-name>, 'rank': <model-rank>}, ...].
+_RANKING = re.compile(r"""['"]model['"]\s*:\s*<model-name>\s*,\s*['"]rank['"]\s*:""")
+# FastChat's verdict after an explanation: "[[A]]" if assistant A is better ...
+_BRACKETED = re.compile(r"\[\[A\]\].{0,80}\[\[B\]\]", re.DOTALL)
+_EXPLAINS = re.compile(r"\bexplanation\b", re.IGNORECASE)
+# The verdicts a free-text answer gives, named as a choice: "A, B, or tie", "A or B",
+# "Output (a) or Output (b)", "[[A]]".
+_NAMES_VERDICTS = re.compile(
+    r"""(?<![\w'])\(?A\)?\s*(?:,|or|/)\s*(?:(?:output|response|assistant)\s*)?\(?B\)?(?![\w'])"""
+    r"|\[\[[ABC]\]\]",
+    re.IGNORECASE,
+)
+# Answers Tiebreak does not read, as AlpacaEval's and FastChat's other judges ask for them:
+# a function call (its tools are not sent), a true/false JSON member, scores on a scale.
+_FUNCTION = re.compile(r"\bthe (\w+) function\b|\bto `(\w+)`")
+_JSON_BOOLEAN = re.compile(r'"([^"\n]{1,80})"\s*:\s*(?:true|false)\b')
+_SCORES = re.compile(r"\bscores?\b[^\n]{0,200}?\bscale of (\d+ to \d+)", re.IGNORECASE)
+
+
+def _unreadable(text: str) -> str | None:
+    """What the template asks for where it is an answer Tiebreak does not read; None where
+    it names no such answer."""
+    function = _FUNCTION.search(text)
+    if function is not None:
+        return f"a call of the function {function[1] or function[2]}"
+    boolean = _JSON_BOOLEAN.search(text)
+    if boolean is not None:
+        return f'JSON with a true/false member ("{boolean[1]}")'
+    scores = _SCORES.search(text)
+    if scores is not None:
+        return f"scores on a scale of {scores[1]}"
+    return None
+
+
+#: What ``rubric add`` reads, for the line that refuses a template asking for anything else.
+READABLE = "A/B/tie, [[A]], JSON choice(s), m/M or a ranking of model_1 and model_2"
 
 
 def _answer_format(
@@ -202,20 +263,41 @@ def _answer_format(
                 f"answer format {answer_kind!r} is not one of"
                 f" {', '.join(k.value for k in AnswerKind)}"
             ) from None
-    elif choices:
-        kind = AnswerKind.JSON_CHOICES
-    elif _CHOICE_KEY.search(text):
-        kind = AnswerKind.JSON_CHOICE
-    elif (dimensions and len(dimensions) > 1) or (
-        not dimensions and _COMMA.search(text) and _NAME_LIST.search(text)
-    ):
-        kind = AnswerKind.COMMA_LIST
     else:
-        kind = AnswerKind.SINGLE
+        kind = _inferred_kind(text, dimensions, choices)
     dims = tuple(dimensions) if dimensions else _infer_dimensions(text, kind, choices)
     json_answer = kind in (AnswerKind.JSON_CHOICE, AnswerKind.JSON_CHOICES)
     answer = AnswerFormat(kind=kind, reason_key=reason if json_answer else None)
     return kind, dims, answer
+
+
+def _inferred_kind(
+    text: str, dimensions: tuple[str, ...] | list[str] | None, choices: re.Match[str] | None
+) -> AnswerKind:
+    """The answer the template asks for, or a one-line refusal where it asks for one that
+    Tiebreak cannot read; a template that names no answer at all is taken as ``single``."""
+    _one_pair_per_request(text)
+    if _IDENTIFIER.search(text):
+        return AnswerKind.IDENTIFIER
+    if _RANKING.search(text):
+        return AnswerKind.RANKING
+    if _BRACKETED.search(text):
+        return AnswerKind.BRACKETED
+    if choices:
+        return AnswerKind.JSON_CHOICES
+    if _CHOICE_KEY.search(text):
+        return AnswerKind.JSON_CHOICE
+    if (dimensions and len(dimensions) > 1) or (
+        not dimensions and _COMMA.search(text) and _NAME_LIST.search(text)
+    ):
+        return AnswerKind.COMMA_LIST
+    unreadable = None if _NAMES_VERDICTS.search(text) else _unreadable(text)
+    if unreadable is not None:
+        raise RubricError(
+            f"the template asks for {unreadable}, which Tiebreak cannot read (it reads"
+            f" {READABLE}); --answer-format names the one to read"
+        )
+    return AnswerKind.SINGLE
 
 
 def _infer_dimensions(

@@ -3,7 +3,7 @@
 streaming pass and fit in ``finish``, given a ``FitContext``: B's win rate three ways (the
 judge alone, the humans alone, PPI++: ``domain.prediction_powered``), the further reviews
 a chosen half-width needs (``domain.review_budget``), the judge's calibration against the
-reviewers (``domain.calibration``) and its length, list and position biases as AlpacaEval
+reviewers (``domain.calibration``) and its length, list and output_1 biases as AlpacaEval
 measures them (``domain.judge_biases``, whose list test reads the responses in one more
 pass, for the pairs ``answer_ids`` names).
 
@@ -17,7 +17,7 @@ weigh alike, and the figures say in one line that they may not stand for every p
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from desktop.domain.head_to_head import b_score
@@ -137,8 +137,9 @@ class CalibrationFit:
 
 
 class BiasesFit:
-    """The judge's length, list and position biases as AlpacaEval measures them
-    (``domain.judge_biases``), over the answers read for ``answer_ids`` after the pass."""
+    """The judge's length, list and output_1 biases as AlpacaEval measures them
+    (``domain.judge_biases``), over the answers read for ``answer_ids`` after the pass, with
+    the order the judge was shown the outputs in (``FitContext.order_seen``)."""
 
     reviewed_only = False
 
@@ -158,7 +159,8 @@ class BiasesFit:
         if f.fits is None or not self.preferences:
             return None
         answers = f.fits.answers
-        return biases_of_answers((*answers[pid], pref) for pid, pref in self.preferences)
+        biases = biases_of_answers((*answers[pid], pref) for pid, pref in self.preferences)
+        return replace(biases, order_seen=f.fits.order_seen)
 
 
 def _weights(

@@ -115,6 +115,8 @@ class FitContext:
     frame: Mapping[int, FramePair] | None = None
     sample_size: int = 0
     answers: Mapping[int, tuple[Answer, Answer]] = field(default_factory=dict)
+    # The order the chosen judge was shown the outputs in (``JudgeBiases.order_seen``).
+    order_seen: str = "unknown"
 
 
 class Tally(Protocol):

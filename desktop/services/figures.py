@@ -283,7 +283,8 @@ FIGURES: tuple[Figure, ...] = (
     Figure(
         "biases",
         fits.BiasesFit,
-        "the judge's length, list and position biases, as AlpacaEval measures them",
+        "the judge's length and list biases and how often it prefers output_1 (a position"
+        " bias only where it was shown output_1 first), as AlpacaEval measures them",
         "JudgeBiases | None",
         all_pairs=True,
     ),

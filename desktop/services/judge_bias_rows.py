@@ -1,12 +1,17 @@
 """The biases of every judge of a rubric, as AlpacaEval measures them (``domain.judge_biases``:
-the longer answer, the answer with a list, the first position), one row per judge and
-dimension: the chosen judge's are its figure ``biases``; each other judge with answers for
-the rubric is read in the same pass over the pairs, its verdicts ruled as its own."""
+the longer answer, the answer with a list, output_1), one row per judge and dimension: the
+chosen judge's are its figure ``biases``; each other judge with answers for the rubric is
+read in the same pass over the pairs, its verdicts ruled as its own.
+
+The share preferring output_1 is a position bias only where the judge was shown output_1
+first in every answer; where the order it saw is unknown (imported annotations: AlpacaEval
+shuffles the order before asking) or varied, it is named for what it is, a preference for
+output_1 (``order_seen``, ``OUTPUT_1_NOTE``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from desktop.domain.head_to_head import b_score
@@ -29,8 +34,11 @@ class JudgeBiasRow:
 class OtherJudges:
     """Each other judge's preference per pair and dimension, kept for ``rows``."""
 
-    def __init__(self, judges: list[str], dims: tuple[str, ...]) -> None:
+    def __init__(
+        self, judges: list[str], dims: tuple[str, ...], orders: Mapping[str, str] | None = None
+    ) -> None:
         self.policies = [policy_for(j) for j in judges]
+        self.orders = orders or {}  # per judge, the order it was shown (``orders_seen``)
         self.dims = dims
         self.preferences: dict[tuple[str, str], list[tuple[int, float]]] = {
             (j, d): [] for j in judges for d in dims
@@ -58,10 +66,33 @@ class OtherJudges:
             JudgeBiasRow(
                 judge,
                 dim,
-                biases_of_answers((*answers[pid], p) for pid, p in kept) if kept else None,
+                replace(
+                    biases_of_answers((*answers[pid], p) for pid, p in kept),
+                    order_seen=self.orders.get(judge, "unknown"),
+                )
+                if kept
+                else None,
             )
             for (judge, dim), kept in self.preferences.items()
         ]
+
+
+def order_seen(orders: Mapping[str, str], judges: tuple[str, ...]) -> str:
+    """The order a judge, or every judge of a jury, was shown the outputs in."""
+    seen = {orders.get(j, "unknown") for j in judges}
+    if len(seen) == 1:
+        return seen.pop()
+    return "unknown" if "unknown" in seen or not seen else "both"
+
+
+#: The sentence under the table that says what the output_1 column is, and when it is not
+#: a position bias; the stats text, and any view with the table, says it so.
+OUTPUT_1_NOTE = (
+    "output_1: how often the judge prefers output_1, A (2 - mean preference); its position"
+    ' bias (0.5 none) only where the order seen is "A first"; not where the order is'
+    " unknown (imported annotations: AlpacaEval shuffles the order before asking and maps"
+    " the answer back) or both"
+)
 
 
 def _biases(attribute: str) -> Callable[[JudgeBiasRow], Any]:
@@ -74,6 +105,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("longer_pairs", "pairs", 8, _biases("longer_pairs"), count),
     Column("prefer_lists", "lists", 7, _biases("prefer_lists"), pct, gap=2),
     Column("list_pairs", "pairs", 8, _biases("list_pairs"), count),
-    Column("prefer_first", "first", 7, _biases("prefer_first"), num, gap=2),
+    Column("prefer_output_1", "output_1", 8, _biases("prefer_output_1"), num, gap=2),
     Column("preferences", "verdicts", 9, _biases("preferences"), count),
+    Column("order_seen", "order seen", -10, _biases("order_seen"), lambda v: v or "", gap=2),
 )

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.adapters.store.pair_reader import FIGURE_COLUMNS, PairQuery, read_pairs
 from desktop.adapters.store.project import ProjectStore
-from desktop.adapters.store.results import judge_models
+from desktop.adapters.store.results import judge_models, orders_seen
 from desktop.adapters.store.rubrics import rubric_names
 from desktop.domain.errors import TiebreakError
 from desktop.domain.judge_policy import policy_for
@@ -47,7 +47,7 @@ from desktop.services.figure_sources import (
     pair_facts,
 )
 from desktop.services.figures import FIGURES, Figure
-from desktop.services.judge_bias_rows import JudgeBiasRow, OtherJudges
+from desktop.services.judge_bias_rows import JudgeBiasRow, OtherJudges, order_seen
 from desktop.services.rubric_choice import Judge, dimensions_of, pick_judge, require_rubric
 
 if TYPE_CHECKING:
@@ -228,7 +228,8 @@ def rubric_stats(
     overall = _SectionAcc(dims, policy.judges, all_pairs=True)
     categories: dict[str, _SectionAcc] = {}
     turns: dict[int, _SectionAcc] = {}
-    other_judges = OtherJudges(others, dims)
+    orders = orders_seen(store, rubric)
+    other_judges = OtherJudges(others, dims, orders)
     query = PairQuery(rubric, (*policy.judges, *others), COLUMNS, reviews_of=reference_rubric)
     for record in read_pairs(store, query):
         view = PairView(record, policy, accepted=include_accepted)
@@ -254,7 +255,11 @@ def rubric_stats(
             other_judges.add(record)
     context, sample, frame = fit_context(store, rubric, alpha=alpha, target=target)
     wanted = {pid for ids in (*overall.answer_ids(), other_judges.answer_ids()) for pid in ids}
-    fits = dataclasses.replace(context, answers=_answers(store, wanted))
+    fits = dataclasses.replace(
+        context,
+        answers=_answers(store, wanted),
+        order_seen=order_seen(orders, policy.judges),
+    )
     everything = overall.finish(ALL, seed=seed, resamples=resamples, rubric=rubric, fits=fits)
     return Stats(
         rubric=rubric,

@@ -267,3 +267,19 @@ def judge_summaries(store: ProjectStore) -> list[JudgeSummary]:
     return [
         JudgeSummary._make((*row[:9], sorted(set((row[9] or "").split(","))))) for row in cursor
     ]
+
+
+def orders_seen(store: ProjectStore, rubric: str) -> dict[str, str]:
+    """Per judge with answers for the rubric, the order it was shown the outputs in:
+    "unknown" where an answer was imported (its order is the file's to say, and
+    AlpacaEval's annotator shuffles the two outputs before asking), "both" where Tiebreak
+    also asked it in the swapped order (BA), else "A first"."""
+    cursor = store.conn.execute(
+        "SELECT judge_model, max(origin = 'import'), max(ord = 'BA') FROM judge_results"
+        " WHERE rubric_name = ? GROUP BY judge_model",
+        [rubric],
+    )
+    return {
+        judge: "unknown" if imported else "both" if swapped else "A first"
+        for judge, imported, swapped in cursor
+    }

@@ -47,7 +47,9 @@ parse is a failure. An object with the aspects at the top level instead of under
 ``choices`` is accepted. Objects that give no complete answer (an echoed template) are
 skipped when another one does; objects that give different answers are ambiguous.
 ``bracketed`` (FastChat's pairwise judges): see ``bracketed.py``; only ``[[A]]``,
-``[[B]]`` and ``[[C]]`` (tie) count, and they must agree.
+``[[B]]`` and ``[[C]]`` (tie) count, and they must agree. ``identifier`` (``m`` or ``M``)
+and ``ranking`` (a list of ``{'model': 'model_1', 'rank': 1}``), AlpacaEval's: see
+``alpaca_answers.py``.
 
 Near-JSON (single quotes, trailing commas, a missing closing brace) is not repaired, and a
 bare ``A`` where JSON was asked for is a failure: the rubric asked for JSON.
@@ -58,6 +60,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from desktop.domain.parsing.alpaca_answers import parse_identifier, parse_ranking
 from desktop.domain.parsing.bracketed import parse_bracketed
 from desktop.domain.parsing.free_text import clean, parse_comma_list, parse_single
 from desktop.domain.parsing.json_answers import parse_json
@@ -105,6 +108,10 @@ def parse_answer(text: str, answer: AnswerFormat, dimensions: Sequence[str]) -> 
         return parse_comma_list(text, dimensions)
     if kind is AnswerKind.BRACKETED:
         return parse_bracketed(text, dimensions)
+    if kind is AnswerKind.IDENTIFIER:
+        return parse_identifier(text, dimensions)
+    if kind is AnswerKind.RANKING:
+        return parse_ranking(text, dimensions)
     return parse_json(text, answer, dimensions)
 
 

@@ -198,13 +198,14 @@ def _result(
         raise ImportDataError(
             f"{where}: response body is not a completion ({str(exc).splitlines()[0]})"
         ) from None
-    status, verdicts, confidence, parse_error = interpret(rubric, order, completion)
+    read = interpret(rubric, order, completion)
     return JudgeResult(
-        status=status,
-        verdicts=verdicts,
-        confidence=confidence,
+        status=read.status,
+        verdicts=read.verdicts,
+        confidence=read.confidence,
+        preference=read.preference,
         raw_completion=completion.text,
-        error=parse_error,
+        error=read.error,
         prompt_tokens=completion.prompt_tokens,
         completion_tokens=completion.completion_tokens,
         **base,

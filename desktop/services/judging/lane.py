@@ -229,17 +229,16 @@ class _Lane:
             )
             return
         self.unreachable_streak = 0
-        status, verdicts, confidence, parse_error = interpret(
-            job.rubric, order, completion, constrained=job.grammar is not None
-        )
+        read = interpret(job.rubric, order, completion, constrained=job.grammar is not None)
         run.store(
             job,
             pair_id,
             order,
-            status,
-            error=parse_error,
-            verdicts=verdicts,
-            confidence=confidence,
+            read.status,
+            error=read.error,
+            verdicts=read.verdicts,
+            confidence=read.confidence,
+            preference=read.preference,
             raw_completion=completion.text,
             request_hash=request.hash(),
             latency_ms=completion.latency_ms,

@@ -23,14 +23,15 @@ class ReparseReport:
 def reparse(store: ProjectStore, rubric: Rubric, *, everything: bool = False) -> ReparseReport:
     """Re-read parse failures (or, with ``everything``, every answer) of a rubric.
 
-    Confidences from logprobs are kept as stored: only the text is parsed again.
+    Confidences and preferences from logprobs are kept as stored: only the text is parsed
+    again.
     """
     rows = answers_to_parse(store, rubric.name, everything=everything)
     now_ok = 0
     updates = []
     for row in rows:
         completion = Completion(row.raw_completion, (), None, None, None, 1)
-        status, verdicts, _, error = interpret(rubric, Order(row.order), completion)
+        status, verdicts, _, error, _ = interpret(rubric, Order(row.order), completion)
         now_ok += status is Status.OK
         stored = json.dumps({d: v.value for d, v in verdicts.items()}) if verdicts else None
         updates.append(
