@@ -26,7 +26,7 @@ import keyring
 import keyring.errors
 
 from desktop.adapters.profiles_file import load_profiles, save_profile
-from desktop.domain.base_urls import split_password, url_user
+from desktop.domain.base_urls import require_base_url, split_password, url_user
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile
 
@@ -149,6 +149,7 @@ def store_profile(profile: ModelProfile) -> ModelProfile:
     if not profile.base_url:
         save_profile(profile)
         return profile
+    require_base_url(profile.base_url, f"profile {profile.name}")  # before anything is kept
     url, password = split_password(profile.base_url)
     name = profile.name
     if password:

@@ -10,6 +10,7 @@ import argparse
 import math
 from dataclasses import dataclass
 
+from desktop.domain.base_urls import shown_url, url_problem
 from desktop.domain.limits import (
     MAX_CONCURRENCY,
     MAX_CONTEXT,
@@ -124,3 +125,12 @@ def anchor(text: str) -> tuple[str, float]:
     except argparse.ArgumentTypeError as exc:
         raise argparse.ArgumentTypeError(f"the rating in {text!r}: {exc}") from None
     return model, value
+
+
+def base_url(text: str) -> str:
+    """A server's base URL that can be asked (``domain.base_urls.url_problem``); shown
+    without a password it holds."""
+    problem = url_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"{shown_url(text)[:200]!r} is no server's URL: {problem}")
+    return text

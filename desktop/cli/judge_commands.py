@@ -54,7 +54,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="how --jury combines its judges per dimension: majority (a tie when split"
         " evenly) or the mean of their B scores",
     )
-    p.add_argument("--base-url", help="an OpenAI-compatible server, instead of a profile")
+    p.add_argument(
+        "--base-url",
+        type=arg_types.base_url,
+        help="an OpenAI-compatible server, instead of a profile",
+    )
     p.add_argument("--model", help="the model name, with --base-url")
     p.add_argument("--api-mode", choices=API_MODES)
     p.add_argument("--concurrency", type=arg_types.concurrency)
@@ -107,7 +111,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                 "--poll", type=arg_types.seconds, default=30.0, help="seconds between checks"
             )
         b.add_argument("--profile", default="local")
-        b.add_argument("--base-url")
+        b.add_argument("--base-url", type=arg_types.base_url)
         b.add_argument("--model")
         b.add_argument("--swap", action="store_true")
         b.add_argument("--redo", action="store_true")

@@ -29,7 +29,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "--n-ctx", type=arg_types.context_tokens, help="with --gguf: context size in tokens"
     )
     q.add_argument("--threads", type=arg_types.threads, help="with --gguf: CPU threads")
-    q.add_argument("--base-url")
+    q.add_argument("--base-url", type=arg_types.base_url)
     q.add_argument("--model")
     q.add_argument("--api-mode", default="chat", choices=API_MODES)
     q.add_argument("--chat-format", default="chatml", choices=list(CHAT_FORMATS))
