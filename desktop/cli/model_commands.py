@@ -54,13 +54,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
-    from desktop.adapters.keys import key_source, store_profile
+    from desktop.adapters.keys import key_named, key_source, store_profile
     from desktop.adapters.profiles_file import get_profile, load_profiles
     from desktop.cli.terminal import print_json
     from desktop.domain.base_urls import shown_url
 
     if args.profile_command == "list":
-        profiles = load_profiles()
+        profiles = {n: key_named(p) for n, p in load_profiles().items()}  # a pasted key
         if args.json:
             print_json({n: _listed(p) for n, p in profiles.items()})
         else:

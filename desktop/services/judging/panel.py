@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from desktop.adapters.keys import key_named
 from desktop.adapters.store import open_project
 from desktop.adapters.store.juries import JuryRow
 from desktop.adapters.store.project import ProjectStore
@@ -99,6 +100,8 @@ def panel(
 ) -> Panel:
     """The jobs of ``request`` and the juries they make, the juries kept already (so the
     window shows the jury while its jurors' answers arrive)."""
+    # A key pasted as a model never names a judge, a sample or a jury's juror.
+    request = replace(request, profiles=tuple(key_named(p) for p in request.profiles))
     check_request(request)
     rubric = find_rubric(store, rubric_name)
     refuse_missing_fields(store, rubric, options)  # before any server is started
