@@ -26,7 +26,7 @@ import keyring
 import keyring.errors
 
 from desktop.adapters.profiles_file import load_profiles, save_profile
-from desktop.domain.base_urls import split_password, url_user
+from desktop.domain.base_urls import require_base_url, split_password, url_user
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile
 
@@ -146,9 +146,11 @@ def store_profile(profile: ModelProfile) -> ModelProfile:
     back, as a key is) and the URL without it; nothing is saved where the keyring cannot
     keep it. A URL that names no user any more forgets the password kept for the profile.
     Returns the profile as saved."""
+    profile = key_named(profile)  # a key pasted as the model is never written to the file
     if not profile.base_url:
         save_profile(profile)
         return profile
+    require_base_url(profile.base_url, f"profile {profile.name}")  # before anything is kept
     url, password = split_password(profile.base_url)
     name = profile.name
     if password:
@@ -215,3 +217,15 @@ def _along(text: str, start: int, key: str) -> int:
             break
         end += 1
     return end
+
+
+def key_named(profile: ModelProfile) -> ModelProfile:
+    """The profile with its model's name shown and stored as ``[key hidden]`` where it is
+    (or holds) a key this machine knows: a key pasted into the model's field. A judge is
+    named after its model in the project, the report and every line printed, and the name
+    goes to the server in each request."""
+    given = split_password(profile.base_url or "")[1]  # a URL's password not yet kept
+    mask = key_masker([get_key(profile), url_password(profile), given])
+    model = mask(profile.model)
+    model = HIDDEN if model.strip() == HIDDEN else model  # " sk-..." pasted with its spaces
+    return profile if model == profile.model else profile.with_changes(model=model)

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desktop.cli.arg_types import positive_float, positive_int, temperature
+from desktop.cli import arg_types
 from desktop.cli.terminal import say
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import API_MODES, ModelProfile
@@ -40,7 +40,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     p.add_argument(
         "--samples",
-        type=positive_int,
+        type=arg_types.samples,
         default=1,
         metavar="N",
         help="ask each profile N times (stored as MODEL#1 ... MODEL#N, kept as the jury"
@@ -48,7 +48,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     p.add_argument(
         "--temperature",
-        type=temperature,
+        type=arg_types.temperature,
         metavar="T",
         help="sampling temperature (default: the profile's or rubric's; 0.7 with --samples)",
     )
@@ -60,10 +60,14 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="how --jury combines its judges per dimension: majority (a tie when split"
         " evenly) or the mean of their B scores",
     )
-    p.add_argument("--base-url", help="an OpenAI-compatible server, instead of a profile")
+    p.add_argument(
+        "--base-url",
+        type=arg_types.base_url,
+        help="an OpenAI-compatible server, instead of a profile",
+    )
     p.add_argument("--model", help="the model name, with --base-url")
     p.add_argument("--api-mode", choices=API_MODES)
-    p.add_argument("--concurrency", type=positive_int)
+    p.add_argument("--concurrency", type=arg_types.concurrency)
     p.add_argument("--swap", action="store_true", help="judge both orders; flag disagreement")
     p.add_argument(
         "--one-order",
@@ -73,7 +77,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--redo", action="store_true", help="ask again even where answered")
     p.add_argument(
         "--limit",
-        type=positive_int,
+        type=arg_types.positive_int,
         help="stop when N pairs of the selection are answered by this judge, those answered"
         " before included (a cancelled run started again ends at N)",
     )
@@ -114,17 +118,17 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
             b.add_argument("out")
         else:
             b.add_argument(
-                "--poll", type=positive_float, default=30.0, help="seconds between checks"
+                "--poll", type=arg_types.seconds, default=30.0, help="seconds between checks"
             )
             b.add_argument("--yes", action="store_true", help=YES_HELP)
         b.add_argument("--profile", default="local")
-        b.add_argument("--base-url")
+        b.add_argument("--base-url", type=arg_types.base_url)
         b.add_argument("--model")
         b.add_argument("--swap", action="store_true")
         b.add_argument("--redo", action="store_true")
         b.add_argument(
             "--limit",
-            type=positive_int,
+            type=arg_types.positive_int,
             help="at most N pairs answered, those answered before included",
         )
         b.add_argument("--where")

@@ -54,11 +54,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     window = _window_request(words)
     if window is not False:
         return _reported(lambda: _open_window(window or None))
+    return _reported(lambda: _guarded(words))
+
+
+def _guarded(words: list[str]) -> int:
     from desktop.cli.terminal import guarded_streams
 
     with guarded_streams():  # data in any line written is shown, never run by the terminal
-        args = build_parser().parse_args(words)
-        return _reported(lambda: args.func(args))
+        return _reported(lambda: _run(words))
+
+
+def _run(words: list[str]) -> int:
+    """Parse and run; building the parser loads the commands' modules, which a Ctrl+C may
+    interrupt too (argparse's usage errors still exit 2 through SystemExit)."""
+    args = build_parser().parse_args(words)
+    result: int = args.func(args)
+    return result
 
 
 def _open_window(project: Path | None) -> int:

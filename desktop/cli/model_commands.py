@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from desktop.cli.arg_types import positive_float, positive_int, price
+from desktop.cli import arg_types
 from desktop.cli.terminal import say
 from desktop.domain.chat_formats import CHAT_FORMATS
 from desktop.domain.errors import TiebreakError
@@ -25,22 +25,24 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     q = psub.add_parser("add", help="a server (--base-url, --model) or a GGUF file (--gguf)")
     q.add_argument("name")
     q.add_argument("--gguf", metavar="PATH", help="a GGUF model file, served by the app")
-    q.add_argument("--n-ctx", type=positive_int, help="with --gguf: context size in tokens")
-    q.add_argument("--threads", type=positive_int, help="with --gguf: CPU threads")
-    q.add_argument("--base-url")
+    q.add_argument(
+        "--n-ctx", type=arg_types.context_tokens, help="with --gguf: context size in tokens"
+    )
+    q.add_argument("--threads", type=arg_types.threads, help="with --gguf: CPU threads")
+    q.add_argument("--base-url", type=arg_types.base_url)
     q.add_argument("--model")
     q.add_argument("--api-mode", default="chat", choices=API_MODES)
     q.add_argument("--chat-format", default="chatml", choices=list(CHAT_FORMATS))
     q.add_argument("--structured", default="auto", choices=STRUCTURED_MODES)
-    q.add_argument("--concurrency", type=positive_int, default=8)
-    q.add_argument("--timeout", type=positive_float, default=120.0)
+    q.add_argument("--concurrency", type=arg_types.concurrency, default=8)
+    q.add_argument("--timeout", type=arg_types.seconds, default=120.0)
     q.add_argument("--no-logprobs", action="store_true")
     q.add_argument("--key-env", default="OPENAI_API_KEY")
     q.add_argument("--no-key", action="store_true", help="the server needs no key")
     for side, tokens in (("in", "prompt"), ("out", "answer")):
         q.add_argument(
             f"--price-{side}",
-            type=price,
+            type=arg_types.price,
             metavar="USD",
             help=f"dollars per million {tokens} tokens; a big judge run's question then says"
             " what it will cost",
@@ -60,13 +62,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
-    from desktop.adapters.keys import key_source, store_profile
+    from desktop.adapters.keys import key_named, key_source, store_profile
     from desktop.adapters.profiles_file import get_profile, load_profiles
     from desktop.cli.terminal import print_json
     from desktop.domain.base_urls import shown_url
 
     if args.profile_command == "list":
-        profiles = load_profiles()
+        profiles = {n: key_named(p) for n, p in load_profiles().items()}  # a pasted key
         if args.json:
             print_json({n: _listed(p) for n, p in profiles.items()})
         else:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from desktop.cli import arg_types
 from desktop.cli.terminal import say
 
 
@@ -19,10 +20,10 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument(
         "--rubric", action="append", default=[], help="only this rubric (repeat for more)"
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals")
+    p.add_argument("--seed", type=arg_types.seed, default=0, help="seed of the bootstrap intervals")
     p.add_argument(
         "--alpha",
-        type=float,
+        type=arg_types.alpha,
         default=0.05,
         help="the win rates' intervals are at level 1 - ALPHA (default 0.05: 95%%)",
     )

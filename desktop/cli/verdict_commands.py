@@ -9,7 +9,7 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desktop.cli.arg_types import count_or_all, probability
+from desktop.cli import arg_types
 from desktop.cli.terminal import say
 from desktop.domain.errors import TiebreakError
 
@@ -60,9 +60,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="instead: which verdicts flip between --judge-model and this judge",
     )
     p.add_argument(
-        "--limit", type=count_or_all, default=20, help="flips to list (default 20; JSON: all)"
+        "--limit",
+        type=arg_types.count_or_all,
+        default=20,
+        help="flips to list (default 20; JSON: all)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals")
+    p.add_argument("--seed", type=arg_types.seed, default=0, help="seed of the bootstrap intervals")
     p.add_argument(
         "--reference-rubric",
         metavar="RUBRIC",
@@ -77,13 +80,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     p.add_argument(
         "--alpha",
-        type=float,
+        type=arg_types.alpha,
         default=0.05,
         help="the win rates' intervals are at level 1 - ALPHA (default 0.05: 95%%)",
     )
     p.add_argument(
         "--target",
-        type=_points,
+        type=arg_types.points,
         metavar="±POINTS",
         help="how many more human verdicts bring the PPI++ interval to ±POINTS (say ±2)",
     )
@@ -106,13 +109,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     p.add_argument(
         "--anchor",
-        type=_anchor,
+        type=arg_types.anchor,
         metavar="MODEL=RATING",
         help="--ratings: give MODEL this rating (default: the ratings average 1000)",
     )
     p.add_argument(
         "--rounds",
-        type=count_or_all,
+        type=arg_types.rounds,
         metavar="N",
         help="--ratings: bootstrap rounds (default 1000; 0: the sandwich intervals only)",
     )
@@ -125,7 +128,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("project", type=Path)
     p.add_argument("--rubric", help="default: the project's only rubric with verdicts")
     p.add_argument("--judge-model", help="whose verdicts (default: the latest used)")
-    p.add_argument("--size", type=int, required=True, help="pairs to draw")
+    p.add_argument("--size", type=arg_types.positive_int, required=True, help="pairs to draw")
     p.add_argument(
         "--method",
         choices=["uniform", "uncertain"],
@@ -134,11 +137,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     p.add_argument(
         "--floor",
-        type=probability,
+        type=arg_types.floor,
         default=0.2,
         help="uncertain: the surest verdict's chance relative to the least sure (default 0.2)",
     )
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=arg_types.seed, default=0)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_sample)
 
@@ -163,40 +166,18 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--rubric")
     p.add_argument("--judge-model", help="whose judge verdicts (default: the latest used)")
     p.add_argument("--reviewer", help="count only this reviewer's verdicts as reviewed")
-    p.add_argument("--low-confidence", type=probability, default=0.7, metavar="P")
+    p.add_argument("--low-confidence", type=arg_types.probability, default=0.7, metavar="P")
     p.add_argument(
         "--sample",
         action="store_true",
         help="walk the latest sample ('tiebreak sample'): its pairs not yet reviewed, in the"
         " order drawn",
     )
-    p.add_argument("--limit", type=count_or_all, default=50, help="pairs to list (0: all)")
+    p.add_argument(
+        "--limit", type=arg_types.count_or_all, default=50, help="pairs to list (0: all)"
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_queue)
-
-
-def _points(text: str) -> float:
-    """A half-width in points of a percentage, "±2", "+-2" or "2", as a share (0.02)."""
-    value = text.strip().removeprefix("±").removeprefix("+-").removesuffix("%")
-    try:
-        points = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of points: {text!r}") from None
-    if not 0 < points < 100:
-        raise argparse.ArgumentTypeError(f"a half-width from 0 to 100 points, got {text!r}")
-    return points / 100
-
-
-def _anchor(text: str) -> tuple[str, float]:
-    """MODEL=RATING: the last '=' parts them (a model's name may hold one)."""
-    model, sep, rating = text.rpartition("=")
-    try:
-        value = float(rating)
-    except ValueError:
-        value = float("nan")
-    if not sep or not model or value != value or value in (float("inf"), float("-inf")):
-        raise argparse.ArgumentTypeError(f"expected MODEL=RATING, such as gpt-4=1200, not {text!r}")
-    return model, value
 
 
 def cmd_override(args: argparse.Namespace) -> int:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from urllib.parse import SplitResult, unquote, urlsplit
 
+from desktop.domain.errors import TiebreakError
+
 MASK = "***"
 
 
@@ -68,3 +70,32 @@ def basic_auth(url: str, password: str | None) -> tuple[str, str] | None:
     if user is None:
         return None
     return user, password if password is not None else split_password(url)[1] or ""
+
+
+def url_problem(url: str) -> str | None:
+    """What makes ``url`` no server's base URL (None where it is one): http or https, a
+    host, a port from 1 to 65535, no spaces or control characters. Asked where a URL comes
+    in, so a malformed one is one line, not httpx's InvalidURL from the first request."""
+    if not url.strip():
+        return "it is empty"
+    if any(c.isspace() or not c.isprintable() for c in url):
+        return "it holds a space or a control character"
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # ValueError for a port that is no number or out of range
+    except ValueError as exc:
+        return f"it cannot be read ({exc})"
+    if parts.scheme.lower() not in ("http", "https"):
+        return "it does not start with http:// or https://"
+    if not parts.hostname:
+        return "it names no host"
+    if port == 0:
+        return "port 0 is no server's"
+    return None
+
+
+def require_base_url(url: str, who: str) -> None:
+    """Refuse, in one line naming ``who`` (a profile), a URL no server can be asked at."""
+    problem = url_problem(url)
+    if problem is not None:
+        raise TiebreakError(f"{who}: base URL {shown_url(url)[:200]!r} is no server's: {problem}")

@@ -10,7 +10,7 @@ from pathlib import Path
 from desktop.adapters.gguf_server import gguf_server
 from desktop.adapters.keys import get_key, url_password
 from desktop.adapters.local_server import LocalServer, local_server
-from desktop.domain.base_urls import split_password
+from desktop.domain.base_urls import require_base_url, split_password
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile
 
@@ -31,6 +31,7 @@ def endpoint_for(profile: ModelProfile, *, logprobs: bool = True) -> Endpoint:
         return Endpoint(server.ensure_started(logprobs=logprobs), None, server)
     if not profile.base_url:
         raise TiebreakError(f"profile {profile.name}: no base URL")
+    require_base_url(profile.base_url, f"profile {profile.name}")  # a hand-edited file's too
     key, password = get_key(profile), url_password(profile)
     # Basic auth takes the Authorization header a key would: with a password, none is sent.
     if key is None and password is None and profile.needs_key:
@@ -53,4 +54,5 @@ def model_server(profile: ModelProfile) -> LocalServer:
 
 def ad_hoc_profile(base_url: str, model: str) -> ModelProfile:
     """A profile for `--base-url URL --model NAME`: the key from OPENAI_API_KEY if set."""
+    require_base_url(base_url, "--base-url")
     return ModelProfile(name="command-line", model=model, base_url=base_url, needs_key=False)

@@ -24,6 +24,7 @@ from desktop.adapters.store.rubrics import rubric_names
 from desktop.domain.errors import TiebreakError
 from desktop.domain.head_to_head import b_score
 from desktop.domain.judge_policy import policy_for
+from desktop.domain.limits import MAX_ROUNDS, SQLITE_MAX
 from desktop.domain.pair_view import PairView
 from desktop.services.figure_formats import DASH, count
 from desktop.services.figures import Column
@@ -87,8 +88,10 @@ def rate_generators(
     ``humans``, the reviewers'. ``anchor`` (model, rating) puts that model at that rating
     instead of the mean at 1000; ``rounds`` bootstrap rounds, seeded by ``seed`` (0: no
     bootstrap). Errors are one-line ``TiebreakError``s."""
-    if rounds < 0:
-        raise TiebreakError(f"--rounds must be 0 or more, got {rounds}")
+    if not 0 <= rounds <= MAX_ROUNDS:
+        raise TiebreakError(f"--rounds must be from 0 to {MAX_ROUNDS:,}, got {rounds:,}")
+    if not 0 <= seed <= SQLITE_MAX:
+        raise TiebreakError(f"--seed must be from 0 to {SQLITE_MAX:,}, got {seed}")
     if not 0.0 < level < 1.0:
         raise TiebreakError(f"the intervals' level must be between 0 and 1, got {level}")
     names = rubric_names(store)

@@ -17,6 +17,7 @@ from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.samples import FramePair, record_sample
 from desktop.domain.errors import TiebreakError
 from desktop.domain.judge_policy import policy_for
+from desktop.domain.limits import SQLITE_MAX
 from desktop.domain.pair_view import PairView
 from desktop.domain.review_sample import DEFAULT_FLOOR, draw_sample, verdict_uncertainty
 from desktop.services.rubric_choice import Judge, dimensions_of, pick_judge
@@ -62,6 +63,8 @@ def draw_review_sample(
 ) -> DrawnSample:
     if method not in METHODS:
         raise TiebreakError(f"a sample is drawn {' or '.join(METHODS)}, not {method!r}")
+    if not 0 <= seed <= SQLITE_MAX:  # the seed is kept with the sample, in SQLite
+        raise TiebreakError(f"--seed must be from 0 to {SQLITE_MAX:,}, got {seed}")
     policy = policy_for(pick_judge(store, rubric, judge_model))
     dims = dimensions_of(store, rubric)
     ids: list[int] = []

@@ -15,7 +15,7 @@ from desktop.adapters.profiles_file import get_profile, load_profiles
 from desktop.adapters.store import open_project, pair_filters
 from desktop.adapters.store.judge_seen import Seen
 from desktop.adapters.store.pair_reader import Ordering, PairQuery, read_pair
-from desktop.adapters.store.pairs import count_pairs, find_pair, get_pair
+from desktop.adapters.store.pairs import count_pairs, find_pair, get_pair, row_number
 from desktop.adapters.store.rubrics import rubric_names
 from desktop.domain.errors import ProjectError, TiebreakError
 from desktop.domain.judge_quality import QualityFigures
@@ -357,7 +357,7 @@ class ReviewSession:
 
     def saved_position(self) -> int | None:
         value = self.store.get_setting("position")
-        return int(value) if value and value.isdigit() else None
+        return row_number(value) if value else None  # the file's text: any digits at all
 
     def save_position(self) -> None:
         if self.current is not None and self.current.id is not None:

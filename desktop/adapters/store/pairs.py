@@ -12,6 +12,7 @@ from desktop.adapters.store.pair_keys import content_key
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.conversations import from_json, to_json
 from desktop.domain.errors import TiebreakError
+from desktop.domain.limits import SQLITE_MAX
 from desktop.domain.pairs import (
     CONVERSATION_FIELDS,
     IDENTITY_FIELDS,
@@ -225,12 +226,22 @@ def find_pair(store: ProjectStore, ref: str) -> Pair:
     """A pair named by a person: its external id, or ``#N`` / ``N`` for the row id."""
     row = store.conn.execute(f"{_SELECT} WHERE external_id = ? LIMIT 1", [ref]).fetchone()
     if row is None:
-        number = ref[1:] if ref.startswith("#") else ref
-        if number.isdigit():
-            row = store.conn.execute(f"{_SELECT} WHERE id = ?", [int(number)]).fetchone()
+        number = row_number(ref[1:] if ref.startswith("#") else ref)
+        if number is not None:
+            row = store.conn.execute(f"{_SELECT} WHERE id = ?", [number]).fetchone()
     if row is None:
         raise TiebreakError(f"{store.path}: no pair with id {ref!r}")
     return _from_row(row)
+
+
+def row_number(text: str) -> int | None:
+    """``text`` as a row id, or None where it writes none: ASCII digits only (``str.isdigit``
+    takes "²", which ``int`` refuses), and within SQLite's range (beyond it no row is, and
+    sqlite3 raises OverflowError rather than finding none)."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 19:
+        return None
+    number = int(text)
+    return number if number <= SQLITE_MAX else None
 
 
 def iter_pairs(store: ProjectStore, *, batch: int = 500) -> Iterable[Pair]:

@@ -94,7 +94,7 @@ class ProjectStore:
             yield conn
             if held is not None:
                 held.check(conn)  # and just before COMMIT
-        except BaseException:
+        except BaseException as exc:
             if self._held is not None:
                 conn.set_progress_handler(None, 0)
             if nested:
@@ -108,6 +108,8 @@ class ProjectStore:
             if held is not None and held.lost_now(conn) is not None:
                 self._let_go()  # whatever the interrupted statement raised: the one line
                 raise self._lost_error() from None
+            if held is not None and _interrupted(exc):
+                raise KeyboardInterrupt from None
             raise
         if held is not None:
             conn.set_progress_handler(None, 0)
@@ -134,13 +136,15 @@ class ProjectStore:
             self.conn.set_progress_handler(held.watchdog, held_file.PROGRESS_STEPS)
         try:
             migrations.apply(self.db)
-        except (sqlite3.Error, ProjectError):  # interrupted, or a replaced file's "damage"
+        except (sqlite3.Error, ProjectError) as exc:  # interrupted, or a replaced file's "damage"
             if held is not None:
                 self.conn.set_progress_handler(None, 0)
                 if self.conn.in_transaction:
                     self.conn.execute("ROLLBACK")
                 if held.lost_now(self.conn) is not None:
                     raise held_file.moved_error(self.path) from None
+                if _interrupted(exc):
+                    raise KeyboardInterrupt from None
             raise
         finally:
             if held is not None:
@@ -449,6 +453,13 @@ def _switch_to_wal(conn: sqlite3.Connection, path: Path) -> None:
             if "locked" not in str(exc) or time.monotonic() > deadline:
                 raise _translate(path, exc) from None
             time.sleep(0.02)
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """Whether SQLite ended a statement because its progress handler raised: Ctrl+C lands
+    in the watchdog (Python code run by SQLite), and sqlite3 swallows the KeyboardInterrupt
+    and says "interrupted" instead; the file's being lost is looked at first."""
+    return isinstance(exc, sqlite3.OperationalError) and str(exc) == "interrupted"
 
 
 def _translate(path: Path, exc: sqlite3.Error) -> ProjectError:

@@ -20,7 +20,7 @@ from desktop.adapters.formats.atomic import atomic_text_file, check_target
 from desktop.adapters.keys import key_masker
 from desktop.adapters.model_client import completion_from_body
 from desktop.adapters.rubric_files import rubric_from_text
-from desktop.adapters.store.pairs import pair_ids
+from desktop.adapters.store.pairs import pair_ids, row_number
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import ResultRow, insert_results, result_row
 from desktop.adapters.store.rubrics import rubric_text
@@ -137,16 +137,12 @@ def _without_keys(result: JudgeResult, mask: Callable[[str], str]) -> JudgeResul
 
 def _parse_custom_id(custom_id: Any, where: str) -> tuple[str, int, Order]:
     parts = str(custom_id).split(":")
-    if (
-        len(parts) != 4
-        or parts[0] != "tb"
-        or not parts[2].isdigit()
-        or parts[3] not in ("AB", "BA")
-    ):
+    pair_id = row_number(parts[2]) if len(parts) == 4 else None
+    if len(parts) != 4 or parts[0] != "tb" or pair_id is None or parts[3] not in ("AB", "BA"):
         raise ImportDataError(
             f"{where}: custom_id {custom_id!r} was not written by tiebreak batch export"
         )
-    return parts[1], int(parts[2]), Order(parts[3])
+    return parts[1], pair_id, Order(parts[3])
 
 
 def _manifest(store: ProjectStore, tag: str, where: str) -> tuple[dict[str, Any], Rubric]:

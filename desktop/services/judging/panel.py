@@ -15,10 +15,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from desktop.adapters.keys import key_named
 from desktop.adapters.store import open_project
 from desktop.adapters.store.juries import JuryRow
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.errors import TiebreakError
+from desktop.domain.limits import MAX_SAMPLES
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.requests import asks_logprobs
 from desktop.services.endpoints import Endpoint, endpoint_for
@@ -85,8 +87,8 @@ def check_request(request: PanelRequest) -> None:
                 f"profiles {other} and {profile.name} both ask model {profile.model!r}: their"
                 " answers would be stored as one judge's; ask one of them"
             )
-    if request.samples < 1:
-        raise TiebreakError(f"--samples must be at least 1, got {request.samples}")
+    if not 1 <= request.samples <= MAX_SAMPLES:
+        raise TiebreakError(f"--samples must be from 1 to {MAX_SAMPLES}, got {request.samples:,}")
     if request.temperature is not None and request.temperature < 0:
         raise TiebreakError(f"--temperature must be 0 or more, got {request.temperature}")
     if request.samples > 1 and request.temperature == 0:
@@ -106,6 +108,8 @@ class _Asked:
 def _asked(
     store: ProjectStore, rubric_name: str, request: PanelRequest, options: JobOptions
 ) -> _Asked:
+    # A key pasted as a model never names a judge, a sample or a jury's juror.
+    request = replace(request, profiles=tuple(key_named(p) for p in request.profiles))
     check_request(request)
     rubric = find_rubric(store, rubric_name)
     refuse_missing_fields(store, rubric, options)  # before any server is started

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from desktop.adapters.keys import key_named
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.requests import asks_logprobs
@@ -32,6 +33,7 @@ def judge_job(
     where the profile is the local one, able to give logprobs where the rubric reads
     them), with the rubric of that name as the project finds it; in both orders where the
     profile judges both by default, unless ``options.one_order``."""
+    profile = key_named(profile)  # a key pasted as the model never names the judge
     rubric = find_rubric(store, rubric_name)
     if not fields_checked:  # a job of several judges checks the pairs once, first
         refuse_missing_fields(store, rubric, options)
@@ -58,4 +60,4 @@ def file_job(
     """A job whose requests go into a batch file: no server is asked or started (the
     export refuses pairs the rubric cannot apply to, once its target is found good)."""
     rubric = find_rubric(store, rubric_name)
-    return JudgeJob(store, rubric, profile, base_url="", api_key=None, options=options)
+    return JudgeJob(store, rubric, key_named(profile), base_url="", api_key=None, options=options)
