@@ -15,12 +15,15 @@ tensors' data, aligned to ``general.alignment`` (32 by default). All little-endi
 from __future__ import annotations
 
 import mmap
+import os
+import stat
 import struct
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from desktop.adapters.file_kinds import kind_of_mode, refuse_special
 from desktop.domain.errors import TiebreakError
 from desktop.domain.gguf_types import FILE_TYPES, WEIGHT_TYPES, parameter_label, tensor_bytes
 
@@ -192,16 +195,28 @@ class _Reader:
 
 def read_header(path: Path) -> GgufHeader:
     """The header of the GGUF file at ``path``; GgufError (one line naming the file) where
-    it is not one, is cut short, or cannot be read."""
+    it is not one, is cut short, or cannot be read. A pipe or a device is refused before it
+    is opened (opening a pipe waits for a writer), and checked again once open, without
+    waiting, in case the name changed hands between the two."""
+    refuse_special(path, expected="a GGUF model file", error=GgufError)
     try:
-        with open(path, "rb") as handle:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        raise GgufError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        with open(fd, "rb", closefd=False) as handle:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise GgufError(f"{path}: is {kind_of_mode(mode)}, not a GGUF model file")
             size = handle.seek(0, 2)
             if size < 4:
                 raise GgufError(f"{path}: not a GGUF model file ({size} bytes)")
-            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:
                 return _parse(data, path, size)
     except OSError as exc:
         raise GgufError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
 
 
 def _parse(data: mmap.mmap, path: Path, size: int) -> GgufHeader:
