@@ -193,14 +193,22 @@ class _Reader:
         return None
 
 
-def read_header(path: Path) -> GgufHeader:
+def read_header(path: Path, *, real: Path | None = None) -> GgufHeader:
     """The header of the GGUF file at ``path``; GgufError (one line naming the file) where
     it is not one, is cut short, or cannot be read. A pipe or a device is refused before it
     is opened (opening a pipe waits for a writer), and checked again once open, without
-    waiting, in case the name changed hands between the two."""
-    refuse_special(path, expected="a GGUF model file", error=GgufError)
+    waiting, in case the name changed hands between the two.
+
+    ``real``: where ``path`` was found to lead (a listing checks that a link stays inside
+    its model folder): that file is read, and not through a link, while messages and the
+    header still name ``path``."""
+    target = real or path
+    refuse_special(target, expected="a GGUF model file", error=GgufError)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    if real is not None:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        fd = os.open(target, flags)
     except OSError as exc:
         raise GgufError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     try:
@@ -221,7 +229,8 @@ def read_header(path: Path) -> GgufHeader:
 
 def _parse(data: mmap.mmap, path: Path, size: int) -> GgufHeader:
     if data[:4] != MAGIC:
-        raise GgufError(f"{path}: not a GGUF model file (it starts with {bytes(data[:4])!r})")
+        # what it starts with is not said: a listing must never show a file's bytes
+        raise GgufError(f"{path}: not a GGUF model file (it does not start with 'GGUF')")
     reader = _Reader(data, path)
     reader.skip(4)
     version = reader.u32()
