@@ -32,6 +32,25 @@ DEFAULT_ALIGNMENT = 32
 # Arrays up to this length are kept (a model's languages, its stop tokens); longer ones (the
 # vocabulary, its merges and scores) only counted.
 KEPT_ARRAY = 64
+# Strings up to this length are kept (a chat template is tens of kilobytes); longer ones
+# (a whole tokenizer.json, some files carry one) are stepped over.
+KEPT_STRING = 1 << 20
+
+# What a header may claim, beyond which it is refused before anything is read: a damaged or
+# hostile file's counts and lengths are never believed. Each limit is far above any real
+# model's, and each count is also bounded by the bytes left in the file (a sparse file's
+# size is no bound: its holes read as zeros).
+MAX_KEY = (1 << 16) - 1  # bytes of a key (GGUF's own limit, docs/gguf.md)
+MAX_TENSOR_NAME = 63  # bytes of a tensor's name (llama.cpp's GGML_MAX_NAME is 64, with NUL)
+MAX_DIMS = 4  # llama.cpp's GGML_MAX_DIMS
+MAX_KEY_VALUES = 1 << 16  # real files have under a hundred
+MAX_TENSORS = 1 << 17  # real files have a few thousand at most
+MAX_ARRAY = 1 << 22  # elements of one array: the largest vocabularies are about 262,000
+# The fewest bytes one entry takes: a key-value pair (a key's length, its type, a one-byte
+# value), a tensor's info (a name's length, its dimension count, type and offset), an
+# array's element of each type.
+_MIN_KEY_VALUE = 8 + 4 + 1
+_MIN_TENSOR = 8 + 4 + 4 + 8
 
 # GGUF value type -> struct format of one value (8 string, 9 array: read apart)
 _SCALARS = {
@@ -48,6 +67,7 @@ _SCALARS = {
     12: "<d",
 }
 _STRING, _ARRAY = 8, 9
+_ELEMENT_BYTES = {**{kind: struct.calcsize(fmt) for kind, fmt in _SCALARS.items()}, 8: 8, 9: 12}
 _U32, _U64 = struct.Struct("<I"), struct.Struct("<Q")
 
 
@@ -136,6 +156,21 @@ class _Reader:
         if self.pos > self.size:
             raise self.cut_short()
 
+    def left(self) -> int:
+        return self.size - self.pos
+
+    def claimed(self, count: int, what: str, limit: int, each: int) -> int:
+        """``count`` of ``what`` as the header claims it, refused beyond ``limit`` or
+        beyond what the bytes left could hold at ``each`` bytes apiece."""
+        if count > limit:
+            raise GgufError(
+                f"{self.path}: its header claims {count:,} {what}, more than any model has"
+                f" ({limit:,}); a damaged file?"
+            )
+        if count * each > self.left():
+            raise self.cut_short()
+        return count
+
     def u32(self) -> int:
         if self.pos + 4 > self.size:
             raise self.cut_short()
@@ -150,11 +185,25 @@ class _Reader:
         self.pos += 8
         return int(value)
 
-    def string(self) -> str:
+    def string(self, limit: int | None = None, what: str = "") -> str | None:
+        """The string here; refused beyond ``limit`` bytes, or stepped over (None) where
+        no limit is given and it is longer than is kept."""
         length = self.u64()
+        if limit is not None and length > limit:
+            raise GgufError(
+                f"{self.path}: its header claims {what} of {length:,} bytes, more than"
+                f" GGUF allows ({limit:,}); a damaged file?"
+            )
         start = self.pos
         self.skip(length)
+        if length > KEPT_STRING:
+            return None
         return bytes(self.data[start : self.pos]).decode("utf-8", errors="replace")
+
+    def name(self, limit: int, what: str) -> str:
+        text = self.string(limit, what)
+        assert text is not None  # limit <= KEPT_STRING
+        return text
 
     def scalar(self, kind: int) -> Any:
         fmt = _SCALARS.get(kind)
@@ -173,6 +222,9 @@ class _Reader:
         if kind != _ARRAY:
             return self.scalar(kind)
         item, count = self.u32(), self.u64()
+        if item not in _ELEMENT_BYTES:
+            raise GgufError(f"{self.path}: unknown GGUF value type {item}; not a model file?")
+        count = self.claimed(count, f"elements in {key}", MAX_ARRAY, _ELEMENT_BYTES[item])
         lengths[key] = count
         if count <= KEPT_ARRAY:
             return [self.value(item, key + "[]", {}) for _ in range(count)]
@@ -238,18 +290,33 @@ def _parse(data: mmap.mmap, path: Path, size: int) -> GgufHeader:
         raise GgufError(f"{path}: GGUF version {version} is not one llama.cpp reads (1 to 3)")
     count = reader.u32 if version == 1 else reader.u64
     tensor_count, kv_count = count(), count()
+    reader.claimed(kv_count, "key-value pairs", MAX_KEY_VALUES, _MIN_KEY_VALUE)
+    reader.claimed(tensor_count, "tensors", MAX_TENSORS, _MIN_TENSOR)
     metadata: dict[str, Any] = {}
     lengths: dict[str, int] = {}
     for _ in range(kv_count):
-        key = reader.string()
+        key = reader.name(MAX_KEY, "a key")
+        if key in metadata or key in lengths:  # llama.cpp refuses a file with a key twice
+            raise GgufError(f"{path}: the key {key!r} is in its header twice; a damaged file?")
         value = reader.value(reader.u32(), key, lengths)
         if value is not None or key not in lengths:
             metadata[key] = value
+    reader.claimed(tensor_count, "tensors", MAX_TENSORS, _MIN_TENSOR)
     parameters, end = 0, 0
     types: Counter[str] = Counter()
+    names: set[str] = set()
     for _ in range(tensor_count):
-        reader.string()
-        dims = [count() for _ in range(reader.u32())]
+        name = reader.name(MAX_TENSOR_NAME, "a tensor name")
+        if name in names:  # as llama.cpp refuses it; a sparse file's holes name none twice
+            raise GgufError(f"{path}: the tensor {name!r} is in its header twice; a damaged file?")
+        names.add(name)
+        ndims = reader.u32()
+        if ndims > MAX_DIMS:
+            raise GgufError(
+                f"{path}: its tensor {name!r} claims {ndims:,} dimensions (llama.cpp reads up"
+                f" to {MAX_DIMS}); a damaged file?"
+            )
+        dims = [count() for _ in range(ndims)]
         kind, offset = reader.u32(), reader.u64()
         elements = 1
         for dim in dims:
