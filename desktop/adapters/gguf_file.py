@@ -67,8 +67,13 @@ _SCALARS = {
     12: "<d",
 }
 _STRING, _ARRAY = 8, 9
-_ELEMENT_BYTES = {**{kind: struct.calcsize(fmt) for kind, fmt in _SCALARS.items()}, 8: 8, 9: 12}
+_ELEMENT_BYTES = {**{kind: struct.calcsize(fmt) for kind, fmt in _SCALARS.items()}, _STRING: 8}
 _U32, _U64 = struct.Struct("<I"), struct.Struct("<Q")
+
+
+def _named(key: str) -> str:
+    """A key as a message names it: quoted, and cut short (a key may be 65,535 bytes)."""
+    return repr(key) if len(key) <= 80 else repr(key[:80]) + "…"
 
 
 class GgufError(TiebreakError):
@@ -222,9 +227,14 @@ class _Reader:
         if kind != _ARRAY:
             return self.scalar(kind)
         item, count = self.u32(), self.u64()
+        if item == _ARRAY:  # llama.cpp refuses them; read, they nest without end
+            raise GgufError(
+                f"{self.path}: {_named(key)} is an array of arrays, which llama.cpp does not read;"
+                " a damaged file?"
+            )
         if item not in _ELEMENT_BYTES:
             raise GgufError(f"{self.path}: unknown GGUF value type {item}; not a model file?")
-        count = self.claimed(count, f"elements in {key}", MAX_ARRAY, _ELEMENT_BYTES[item])
+        count = self.claimed(count, f"elements in {_named(key)}", MAX_ARRAY, _ELEMENT_BYTES[item])
         lengths[key] = count
         if count <= KEPT_ARRAY:
             return [self.value(item, key + "[]", {}) for _ in range(count)]
@@ -237,11 +247,8 @@ class _Reader:
             self.pos = pos
             if pos > size:
                 raise self.cut_short()
-        elif item in _SCALARS:
-            self.skip(count * struct.calcsize(_SCALARS[item]))
-        else:  # arrays of arrays: rare, read one by one
-            for _ in range(count):
-                self.value(item, key + "[]", {})
+        else:
+            self.skip(count * _ELEMENT_BYTES[item])
         return None
 
 
@@ -297,7 +304,9 @@ def _parse(data: mmap.mmap, path: Path, size: int) -> GgufHeader:
     for _ in range(kv_count):
         key = reader.name(MAX_KEY, "a key")
         if key in metadata or key in lengths:  # llama.cpp refuses a file with a key twice
-            raise GgufError(f"{path}: the key {key!r} is in its header twice; a damaged file?")
+            raise GgufError(
+                f"{path}: the key {_named(key)} is in its header twice; a damaged file?"
+            )
         value = reader.value(reader.u32(), key, lengths)
         if value is not None or key not in lengths:
             metadata[key] = value

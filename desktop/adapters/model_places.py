@@ -25,13 +25,14 @@ The layouts, as each tool writes them:
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from desktop.adapters.formats.json_stream import loads_whole
 
 GGUF_SUFFIX = ".gguf"
 OLLAMA_MODEL_LAYER = "application/vnd.ollama.image.model"
@@ -160,7 +161,17 @@ def ollama_models(place: Place) -> Iterator[ModelFile]:
         if len(parts) != 4:
             continue
         host, namespace, model, tag = parts
-        digest = _model_digest(manifest)
+        if host == OLLAMA_REGISTRY and namespace == OLLAMA_LIBRARY:
+            label = f"{model}:{tag}"
+        elif host == OLLAMA_REGISTRY:
+            label = f"{namespace}/{model}:{tag}"
+        else:
+            label = f"{host}/{namespace}/{model}:{tag}"
+        try:
+            digest = _model_digest(manifest)
+        except ValueError as exc:  # listed with the reason, the other models still read
+            yield ModelFile(place.source, manifest, label, problem=f"{manifest}: {exc}")
+            continue
         if digest is None:
             continue
         # "sha256-<hex>"; releases before 0.1.x's move to dashes named it "sha256:<hex>"
@@ -168,12 +179,6 @@ def ollama_models(place: Place) -> Iterator[ModelFile]:
         blob = next((b for b in (place.folder / "blobs" / n for n in names) if b.is_file()), None)
         if blob is None:
             continue
-        if host == OLLAMA_REGISTRY and namespace == OLLAMA_LIBRARY:
-            label = f"{model}:{tag}"
-        elif host == OLLAMA_REGISTRY:
-            label = f"{namespace}/{model}:{tag}"
-        else:
-            label = f"{host}/{namespace}/{model}:{tag}"
         yield _checked(place.source, blob, label, place.folder / "blobs")
 
 
@@ -183,6 +188,8 @@ def _files_under(folder: Path, depth: int) -> Iterator[Path]:
     except OSError:
         return
     for entry in entries:
+        if entry.name.startswith("."):
+            continue  # a file manager's (.DS_Store), a partial write's
         try:
             if entry.is_dir(follow_symlinks=False) and depth > 1:
                 yield from _files_under(Path(entry.path), depth - 1)
@@ -193,13 +200,22 @@ def _files_under(folder: Path, depth: int) -> Iterator[Path]:
 
 
 def _model_digest(manifest: Path) -> str | None:
-    """The digest of the manifest's weights layer, or None where it is not a manifest."""
+    """The digest of the manifest's weights layer; None where it names none (or cannot be
+    read: the file went away), ValueError where it is not a manifest: too large, not
+    JSON, nested too deeply."""
     try:
-        if manifest.stat().st_size > MANIFEST_LIMIT:
-            return None
-        data = json.loads(manifest.read_bytes())
-    except (OSError, ValueError):
+        size = manifest.stat().st_size
+        if size > MANIFEST_LIMIT:
+            raise ValueError(
+                f"not an Ollama manifest ({size:,} bytes; a manifest is a few hundred)"
+            )
+        text = manifest.read_bytes()
+    except OSError:
         return None
+    try:
+        data = loads_whole(text)
+    except ValueError as exc:
+        raise ValueError(f"not an Ollama manifest: {exc}") from None
     layers = data.get("layers") if isinstance(data, dict) else None
     for layer in layers if isinstance(layers, list) else []:
         if not isinstance(layer, dict) or layer.get("mediaType") != OLLAMA_MODEL_LAYER:

@@ -14,13 +14,14 @@ Replies (ollama/ollama ``docs/api.md``, "List Local Models"; OpenAI's "List mode
 
 from __future__ import annotations
 
-import json
 import os
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+
+from desktop.adapters.formats.json_stream import NestedTooDeeply, loads_whole
 
 HOST = "127.0.0.1"
 TIMEOUT_S = 1.0
@@ -57,6 +58,7 @@ class RunningServer:
     kind: str  # ServerKind.name
     base_url: str  # OpenAI-compatible, as a profile's base URL
     models: tuple[ServedModel, ...] = field(default_factory=tuple)
+    problem: str | None = None  # why its model list cannot be read
 
 
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -85,18 +87,21 @@ def running_servers(env: Mapping[str, str] | None = None) -> list[RunningServer]
 
 def _ask(kind: ServerKind, port: int) -> RunningServer | None:
     url = f"http://{HOST}:{port}{kind.list_path}"
+    base_url = f"http://{HOST}:{port}/v1"
     try:
         with _OPENER.open(url, timeout=TIMEOUT_S) as response:
             body = response.read(REPLY_LIMIT + 1)
-        data = json.loads(body) if len(body) <= REPLY_LIMIT else None
+        data = loads_whole(body) if len(body) <= REPLY_LIMIT else None
+    except NestedTooDeeply as exc:  # a model list, but not one that can be read
+        return RunningServer(kind.name, base_url, problem=str(exc))
     except (urllib.error.URLError, OSError, ValueError):
-        return None
+        return None  # nothing there, or another program on the port
     if not isinstance(data, dict):
         return None
     models = _ollama_models(data) if kind.ollama else _openai_models(data)
     if models is None:
         return None
-    return RunningServer(kind.name, f"http://{HOST}:{port}/v1", models)
+    return RunningServer(kind.name, base_url, models)
 
 
 def _ollama_models(data: dict) -> tuple[ServedModel, ...] | None:

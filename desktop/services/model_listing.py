@@ -96,7 +96,7 @@ class _HeaderCache:
             data = json.loads(path.read_text())
             ok = isinstance(data, dict) and data.get("version") == CACHE_VERSION
             self.entries: dict[str, dict[str, Any]] = data["files"] if ok else {}
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
             self.entries = {}
 
     def describe(
