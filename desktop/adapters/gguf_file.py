@@ -45,10 +45,13 @@ MAX_TENSOR_NAME = 63  # bytes of a tensor's name (llama.cpp's GGML_MAX_NAME is 6
 MAX_DIMS = 4  # llama.cpp's GGML_MAX_DIMS
 MAX_KEY_VALUES = 1 << 16  # real files have under a hundred
 MAX_TENSORS = 1 << 17  # real files have a few thousand at most
-MAX_ARRAY = 1 << 22  # elements of one array: the largest vocabularies are about 262,000
+MAX_ARRAY = 1 << 21  # elements of one array: the largest vocabularies are about 262,000
+# Values read one by one in all (strings stepped over, a short array's items, each value):
+# a bound on the time, where each count alone is bounded but many of them are not.
+MAX_STEPS = 1 << 22
+KEPT_TOTAL = 16 << 20  # bytes of strings kept in all; past it, strings are stepped over
 # The fewest bytes one entry takes: a key-value pair (a key's length, its type, a one-byte
-# value), a tensor's info (a name's length, its dimension count, type and offset), an
-# array's element of each type.
+# value), a tensor's info (a name's length, its dimension count, type and offset).
 _MIN_KEY_VALUE = 8 + 4 + 1
 _MIN_TENSOR = 8 + 4 + 4 + 8
 
@@ -149,6 +152,15 @@ class GgufHeader:
 class _Reader:
     def __init__(self, data: mmap.mmap | bytes, path: Path) -> None:
         self.data, self.path, self.pos, self.size = data, path, 0, len(data)
+        self.steps, self.kept = MAX_STEPS, KEPT_TOTAL  # what is left of each budget
+
+    def step(self, count: int = 1) -> None:
+        self.steps -= count
+        if self.steps < 0:
+            raise GgufError(
+                f"{self.path}: its header holds more than {MAX_STEPS:,} values in all, more"
+                " than any model's; a damaged file?"
+            )
 
     def cut_short(self) -> GgufError:
         return GgufError(
@@ -191,8 +203,8 @@ class _Reader:
         return int(value)
 
     def string(self, limit: int | None = None, what: str = "") -> str | None:
-        """The string here; refused beyond ``limit`` bytes, or stepped over (None) where
-        no limit is given and it is longer than is kept."""
+        """The string here. A name (a key, a tensor's: ``limit`` given) is refused beyond
+        ``limit`` bytes; a value longer than is kept is stepped over (None)."""
         length = self.u64()
         if limit is not None and length > limit:
             raise GgufError(
@@ -201,13 +213,19 @@ class _Reader:
             )
         start = self.pos
         self.skip(length)
-        if length > KEPT_STRING:
-            return None
+        if limit is None and length > min(KEPT_STRING, self.kept):
+            return None  # a value: stepped over
+        self.kept -= length
+        if self.kept < 0:  # names: each one short, but not all of them together
+            raise GgufError(
+                f"{self.path}: its header's names take more than {KEPT_TOTAL >> 20} MiB,"
+                " more than any model's; a damaged file?"
+            )
         return bytes(self.data[start : self.pos]).decode("utf-8", errors="replace")
 
     def name(self, limit: int, what: str) -> str:
         text = self.string(limit, what)
-        assert text is not None  # limit <= KEPT_STRING
+        assert text is not None  # a name is never stepped over
         return text
 
     def scalar(self, kind: int) -> Any:
@@ -222,6 +240,7 @@ class _Reader:
         return value
 
     def value(self, kind: int, key: str, lengths: dict[str, int]) -> Any:
+        self.step()
         if kind == _STRING:
             return self.string()
         if kind != _ARRAY:
@@ -239,6 +258,7 @@ class _Reader:
         if count <= KEPT_ARRAY:
             return [self.value(item, key + "[]", {}) for _ in range(count)]
         if item == _STRING:  # the vocabulary: step over each entry by its length
+            self.step(count)
             data, pos, size, unpack = self.data, self.pos, self.size, _U64.unpack_from
             for _ in range(count):
                 if pos + 8 > size:
@@ -316,7 +336,7 @@ def _parse(data: mmap.mmap, path: Path, size: int) -> GgufHeader:
     names: set[str] = set()
     for _ in range(tensor_count):
         name = reader.name(MAX_TENSOR_NAME, "a tensor name")
-        if name in names:  # as llama.cpp refuses it; a sparse file's holes name none twice
+        if name in names:  # as llama.cpp refuses it (a sparse file's holes name all '')
             raise GgufError(f"{path}: the tensor {name!r} is in its header twice; a damaged file?")
         names.add(name)
         ndims = reader.u32()

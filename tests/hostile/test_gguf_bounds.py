@@ -63,7 +63,20 @@ def hostile_files(folder: Path) -> dict[str, Path]:
         path.write_bytes(data)
         sparse_to(path, SPARSE)
         made[name] = path
+    made["arrays.gguf"] = many_arrays(folder / "arrays.gguf")
     return made
+
+
+def many_arrays(path: Path, arrays: int = 16, each: int = 1 << 21) -> Path:
+    """Each count within bounds, but not all together: ``arrays`` keys, each an array of
+    ``each`` empty strings (holes), each key written where the array before it ends."""
+    with open(path, "wb") as handle:
+        handle.write(header(1, arrays))
+        for i in range(arrays):
+            handle.write(gguf_string(f"k{i}".encode()) + struct.pack("<IIQ", _ARRAY, _STRING, each))
+            handle.seek(8 * each, 1)
+    sparse_to(path, SPARSE)
+    return path
 
 
 @pytest.fixture
