@@ -36,22 +36,32 @@ class Reply:
 class _DeadlineReader(io.RawIOBase):
     """A socket's reads, each one waiting only for what is left before the deadline."""
 
-    def __init__(self, sock: socket.socket, deadline: float) -> None:
-        self.sock, self.deadline = sock, deadline
+    def __init__(self, owner: _DeadlineSocket) -> None:
+        self.owner = owner
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
-        self.sock.settimeout(_left(self.deadline))
-        return self.sock.recv_into(buffer)
+        sock = self.owner.sock
+        sock.settimeout(_left(self.owner.deadline))
+        return sock.recv_into(buffer)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.owner.reader_closed()
+        super().close()
 
 
 class _DeadlineSocket:
-    """What ``http.client`` uses of a socket, with the deadline on every wait."""
+    """What ``http.client`` uses of a socket, with the deadline on every wait. As with a
+    real socket's ``makefile``, closing the connection leaves the socket open while the
+    response still reads from it (``http.client`` closes a connection that will not be
+    reused as soon as the response's headers are read)."""
 
     def __init__(self, sock: socket.socket, deadline: float) -> None:
         self.sock, self.deadline = sock, deadline
+        self.readers, self.closing = 0, False
 
     def sendall(self, data: bytes) -> None:
         self.sock.settimeout(_left(self.deadline))  # bounds the whole of sendall
@@ -59,10 +69,18 @@ class _DeadlineSocket:
 
     def makefile(self, mode: str) -> io.BufferedReader:
         assert mode == "rb", mode
-        return io.BufferedReader(_DeadlineReader(self.sock, self.deadline))
+        self.readers += 1
+        return io.BufferedReader(_DeadlineReader(self))
+
+    def reader_closed(self) -> None:
+        self.readers -= 1
+        if self.closing and self.readers == 0:
+            self.sock.close()
 
     def close(self) -> None:
-        self.sock.close()
+        self.closing = True
+        if self.readers == 0:
+            self.sock.close()
 
 
 class _Connection(http.client.HTTPConnection):
@@ -89,8 +107,8 @@ def get(port: int, path: str, *, seconds: float, limit: int) -> Reply:
     connection = _Connection(port, deadline)
     try:
         connection.request("GET", path, headers={"Accept": "application/json"})
-        response = connection.getresponse()
-        return Reply(response.status, response.read(limit + 1))
+        with connection.getresponse() as response:
+            return Reply(response.status, response.read(limit + 1))
     except (OSError, http.client.HTTPException) as exc:
         if isinstance(exc, LoopbackError):
             raise

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from desktop.adapters.formats.json_stream import NestedTooDeeply, loads_whole
 from desktop.adapters.loopback_http import HOST, get
 
-TIMEOUT_S = 1.0  # the whole exchange with one server: they are asked all at once
+TIMEOUT_S = 2.0  # the whole exchange with one server: they are asked all at once
 REPLY_LIMIT = 1 << 20  # a model list is a few kilobytes
 
 
