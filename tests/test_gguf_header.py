@@ -96,7 +96,7 @@ def test_a_file_that_is_not_a_gguf_model_is_refused_naming_it(
     renamed = tmp_path / "notes.gguf"
     renamed.write_text("These are my notes, not a model.\n")
     assert profile_add(renamed, capsys) == (
-        f"tiebreak: error: {renamed}: not a GGUF model file (it starts with b'Thes')"
+        f"tiebreak: error: {renamed}: not a GGUF model file (it does not start with 'GGUF')"
     )
     empty = tmp_path / "empty.gguf"
     empty.write_bytes(b"")

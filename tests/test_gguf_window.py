@@ -114,7 +114,7 @@ def test_the_settings_dialog_takes_a_gguf_file_and_refuses_a_text_file(
     assert dialog.model.text() == "notes" and not dialog.base_url.isEnabled()
     save = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save)
     save.click()
-    assert win.shown_errors == [f"{renamed}: not a GGUF model file (it starts with b'not ')"]  # type: ignore[attr-defined]
+    assert win.shown_errors == [f"{renamed}: not a GGUF model file (it does not start with 'GGUF')"]  # type: ignore[attr-defined]
     assert "notes" not in load_profiles()
 
     model = write_gguf(tmp_path / "models" / "Judge-7B.gguf")

@@ -182,7 +182,7 @@ def test_models_lists_files_and_servers(
     ollama, lmstudio = servers
     assert lines[0] == (
         f"  1  TIEBREAK_MODEL_PATH notes.gguf  cannot be used: {machine['renamed']}:"
-        " not a GGUF model file (it starts with b'not ')"
+        " not a GGUF model file (it does not start with 'GGUF')"
     )
     assert lines[1:] == [
         f"  2  LM Studio     Tiny-Q4_K_M.gguf  Tiny LM · llama · 4K · Q4_K_M · 0 MB"
@@ -236,8 +236,8 @@ def test_add_makes_a_profile_of_a_file_or_a_server_model(
     assert main(["models", "--add", "99"]) == 1
     err = capsys.readouterr().err.splitlines()
     assert (
-        err[0]
-        == f"tiebreak: error: {machine['renamed']}: not a GGUF model file (it starts with b'not ')"
+        err[0] == f"tiebreak: error: {machine['renamed']}: not a GGUF model file"
+        " (it does not start with 'GGUF')"
     )
     assert (
         err[1] == "tiebreak: error: no model '99' among the 7 found; 'tiebreak models' numbers them"

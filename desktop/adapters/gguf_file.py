@@ -15,12 +15,15 @@ tensors' data, aligned to ``general.alignment`` (32 by default). All little-endi
 from __future__ import annotations
 
 import mmap
+import os
+import stat
 import struct
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from desktop.adapters.file_kinds import kind_of_mode, refuse_special
 from desktop.domain.errors import TiebreakError
 from desktop.domain.gguf_types import FILE_TYPES, WEIGHT_TYPES, parameter_label, tensor_bytes
 
@@ -29,6 +32,28 @@ DEFAULT_ALIGNMENT = 32
 # Arrays up to this length are kept (a model's languages, its stop tokens); longer ones (the
 # vocabulary, its merges and scores) only counted.
 KEPT_ARRAY = 64
+# Strings up to this length are kept (a chat template is tens of kilobytes); longer ones
+# (a whole tokenizer.json, some files carry one) are stepped over.
+KEPT_STRING = 1 << 20
+
+# What a header may claim, beyond which it is refused before anything is read: a damaged or
+# hostile file's counts and lengths are never believed. Each limit is far above any real
+# model's, and each count is also bounded by the bytes left in the file (a sparse file's
+# size is no bound: its holes read as zeros).
+MAX_KEY = (1 << 16) - 1  # bytes of a key (GGUF's own limit, docs/gguf.md)
+MAX_TENSOR_NAME = 63  # bytes of a tensor's name (llama.cpp's GGML_MAX_NAME is 64, with NUL)
+MAX_DIMS = 4  # llama.cpp's GGML_MAX_DIMS
+MAX_KEY_VALUES = 1 << 16  # real files have under a hundred
+MAX_TENSORS = 1 << 17  # real files have a few thousand at most
+MAX_ARRAY = 1 << 21  # elements of one array: the largest vocabularies are about 262,000
+# Values read one by one in all (strings stepped over, a short array's items, each value):
+# a bound on the time, where each count alone is bounded but many of them are not.
+MAX_STEPS = 1 << 22
+KEPT_TOTAL = 16 << 20  # bytes of strings kept in all; past it, strings are stepped over
+# The fewest bytes one entry takes: a key-value pair (a key's length, its type, a one-byte
+# value), a tensor's info (a name's length, its dimension count, type and offset).
+_MIN_KEY_VALUE = 8 + 4 + 1
+_MIN_TENSOR = 8 + 4 + 4 + 8
 
 # GGUF value type -> struct format of one value (8 string, 9 array: read apart)
 _SCALARS = {
@@ -45,7 +70,13 @@ _SCALARS = {
     12: "<d",
 }
 _STRING, _ARRAY = 8, 9
+_ELEMENT_BYTES = {**{kind: struct.calcsize(fmt) for kind, fmt in _SCALARS.items()}, _STRING: 8}
 _U32, _U64 = struct.Struct("<I"), struct.Struct("<Q")
+
+
+def _named(key: str) -> str:
+    """A key as a message names it: quoted, and cut short (a key may be 65,535 bytes)."""
+    return repr(key) if len(key) <= 80 else repr(key[:80]) + "…"
 
 
 class GgufError(TiebreakError):
@@ -121,6 +152,15 @@ class GgufHeader:
 class _Reader:
     def __init__(self, data: mmap.mmap | bytes, path: Path) -> None:
         self.data, self.path, self.pos, self.size = data, path, 0, len(data)
+        self.steps, self.kept = MAX_STEPS, KEPT_TOTAL  # what is left of each budget
+
+    def step(self, count: int = 1) -> None:
+        self.steps -= count
+        if self.steps < 0:
+            raise GgufError(
+                f"{self.path}: its header holds more than {MAX_STEPS:,} values in all, more"
+                " than any model's; a damaged file?"
+            )
 
     def cut_short(self) -> GgufError:
         return GgufError(
@@ -132,6 +172,21 @@ class _Reader:
         self.pos += count
         if self.pos > self.size:
             raise self.cut_short()
+
+    def left(self) -> int:
+        return self.size - self.pos
+
+    def claimed(self, count: int, what: str, limit: int, each: int) -> int:
+        """``count`` of ``what`` as the header claims it, refused beyond ``limit`` or
+        beyond what the bytes left could hold at ``each`` bytes apiece."""
+        if count > limit:
+            raise GgufError(
+                f"{self.path}: its header claims {count:,} {what}, more than any model has"
+                f" ({limit:,}); a damaged file?"
+            )
+        if count * each > self.left():
+            raise self.cut_short()
+        return count
 
     def u32(self) -> int:
         if self.pos + 4 > self.size:
@@ -147,11 +202,31 @@ class _Reader:
         self.pos += 8
         return int(value)
 
-    def string(self) -> str:
+    def string(self, limit: int | None = None, what: str = "") -> str | None:
+        """The string here. A name (a key, a tensor's: ``limit`` given) is refused beyond
+        ``limit`` bytes; a value longer than is kept is stepped over (None)."""
         length = self.u64()
+        if limit is not None and length > limit:
+            raise GgufError(
+                f"{self.path}: its header claims {what} of {length:,} bytes, more than"
+                f" GGUF allows ({limit:,}); a damaged file?"
+            )
         start = self.pos
         self.skip(length)
+        if limit is None and length > min(KEPT_STRING, self.kept):
+            return None  # a value: stepped over
+        self.kept -= length
+        if self.kept < 0:  # names: each one short, but not all of them together
+            raise GgufError(
+                f"{self.path}: its header's names take more than {KEPT_TOTAL >> 20} MiB,"
+                " more than any model's; a damaged file?"
+            )
         return bytes(self.data[start : self.pos]).decode("utf-8", errors="replace")
+
+    def name(self, limit: int, what: str) -> str:
+        text = self.string(limit, what)
+        assert text is not None  # a name is never stepped over
+        return text
 
     def scalar(self, kind: int) -> Any:
         fmt = _SCALARS.get(kind)
@@ -165,15 +240,25 @@ class _Reader:
         return value
 
     def value(self, kind: int, key: str, lengths: dict[str, int]) -> Any:
+        self.step()
         if kind == _STRING:
             return self.string()
         if kind != _ARRAY:
             return self.scalar(kind)
         item, count = self.u32(), self.u64()
+        if item == _ARRAY:  # llama.cpp refuses them; read, they nest without end
+            raise GgufError(
+                f"{self.path}: {_named(key)} is an array of arrays, which llama.cpp does not read;"
+                " a damaged file?"
+            )
+        if item not in _ELEMENT_BYTES:
+            raise GgufError(f"{self.path}: unknown GGUF value type {item}; not a model file?")
+        count = self.claimed(count, f"elements in {_named(key)}", MAX_ARRAY, _ELEMENT_BYTES[item])
         lengths[key] = count
         if count <= KEPT_ARRAY:
             return [self.value(item, key + "[]", {}) for _ in range(count)]
         if item == _STRING:  # the vocabulary: step over each entry by its length
+            self.step(count)
             data, pos, size, unpack = self.data, self.pos, self.size, _U64.unpack_from
             for _ in range(count):
                 if pos + 8 > size:
@@ -182,31 +267,49 @@ class _Reader:
             self.pos = pos
             if pos > size:
                 raise self.cut_short()
-        elif item in _SCALARS:
-            self.skip(count * struct.calcsize(_SCALARS[item]))
-        else:  # arrays of arrays: rare, read one by one
-            for _ in range(count):
-                self.value(item, key + "[]", {})
+        else:
+            self.skip(count * _ELEMENT_BYTES[item])
         return None
 
 
-def read_header(path: Path) -> GgufHeader:
+def read_header(path: Path, *, real: Path | None = None) -> GgufHeader:
     """The header of the GGUF file at ``path``; GgufError (one line naming the file) where
-    it is not one, is cut short, or cannot be read."""
+    it is not one, is cut short, or cannot be read. A pipe or a device is refused before it
+    is opened (opening a pipe waits for a writer), and checked again once open, without
+    waiting, in case the name changed hands between the two.
+
+    ``real``: where ``path`` was found to lead (a listing checks that a link stays inside
+    its model folder): that file is read, and not through a link, while messages and the
+    header still name ``path``."""
+    target = real or path
+    refuse_special(target, expected="a GGUF model file", error=GgufError)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    if real is not None:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        with open(path, "rb") as handle:
+        fd = os.open(target, flags)
+    except OSError as exc:
+        raise GgufError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        with open(fd, "rb", closefd=False) as handle:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise GgufError(f"{path}: is {kind_of_mode(mode)}, not a GGUF model file")
             size = handle.seek(0, 2)
             if size < 4:
                 raise GgufError(f"{path}: not a GGUF model file ({size} bytes)")
-            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:
                 return _parse(data, path, size)
     except OSError as exc:
         raise GgufError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
 
 
 def _parse(data: mmap.mmap, path: Path, size: int) -> GgufHeader:
     if data[:4] != MAGIC:
-        raise GgufError(f"{path}: not a GGUF model file (it starts with {bytes(data[:4])!r})")
+        # what it starts with is not said: a listing must never show a file's bytes
+        raise GgufError(f"{path}: not a GGUF model file (it does not start with 'GGUF')")
     reader = _Reader(data, path)
     reader.skip(4)
     version = reader.u32()
@@ -214,18 +317,35 @@ def _parse(data: mmap.mmap, path: Path, size: int) -> GgufHeader:
         raise GgufError(f"{path}: GGUF version {version} is not one llama.cpp reads (1 to 3)")
     count = reader.u32 if version == 1 else reader.u64
     tensor_count, kv_count = count(), count()
+    reader.claimed(kv_count, "key-value pairs", MAX_KEY_VALUES, _MIN_KEY_VALUE)
+    reader.claimed(tensor_count, "tensors", MAX_TENSORS, _MIN_TENSOR)
     metadata: dict[str, Any] = {}
     lengths: dict[str, int] = {}
     for _ in range(kv_count):
-        key = reader.string()
+        key = reader.name(MAX_KEY, "a key")
+        if key in metadata or key in lengths:  # llama.cpp refuses a file with a key twice
+            raise GgufError(
+                f"{path}: the key {_named(key)} is in its header twice; a damaged file?"
+            )
         value = reader.value(reader.u32(), key, lengths)
         if value is not None or key not in lengths:
             metadata[key] = value
+    reader.claimed(tensor_count, "tensors", MAX_TENSORS, _MIN_TENSOR)
     parameters, end = 0, 0
     types: Counter[str] = Counter()
+    names: set[str] = set()
     for _ in range(tensor_count):
-        reader.string()
-        dims = [count() for _ in range(reader.u32())]
+        name = reader.name(MAX_TENSOR_NAME, "a tensor name")
+        if name in names:  # as llama.cpp refuses it (a sparse file's holes name all '')
+            raise GgufError(f"{path}: the tensor {name!r} is in its header twice; a damaged file?")
+        names.add(name)
+        ndims = reader.u32()
+        if ndims > MAX_DIMS:
+            raise GgufError(
+                f"{path}: its tensor {name!r} claims {ndims:,} dimensions (llama.cpp reads up"
+                f" to {MAX_DIMS}); a damaged file?"
+            )
+        dims = [count() for _ in range(ndims)]
         kind, offset = reader.u32(), reader.u64()
         elements = 1
         for dim in dims:

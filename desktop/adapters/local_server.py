@@ -20,12 +20,11 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop.adapters.loopback_http import get
 from desktop.adapters.model_file import INSTALL_HINT, bundled_model, cache_dir
 from desktop.domain.errors import TiebreakError
 from desktop.domain.shown_text import shown
@@ -37,9 +36,9 @@ SERVER_NAME = "the offline model server"
 Command = Callable[[int, bool], list[str]]
 
 
-# Loopback requests never go through a proxy named in the environment (http_proxy): the
-# server is on this machine, and nothing about it leaves it.
-_LOOPBACK = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+# Whether the server is up is asked of 127.0.0.1 alone, never through a proxy named in the
+# environment, no redirect followed (``loopback_http``): nothing about it leaves the machine.
+READY_LIMIT = 1 << 20
 
 
 class LocalServerError(TiebreakError):
@@ -216,11 +215,11 @@ class LocalServer:
         os.close(fd)
         self.starts += 1
         url = f"http://127.0.0.1:{port}/v1"
-        self._wait_ready(url)
+        self._wait_ready(port)
         self.base_url = url
         return url
 
-    def _wait_ready(self, url: str) -> None:
+    def _wait_ready(self, port: int) -> None:
         deadline = time.monotonic() + self.startup_timeout
         assert self._proc is not None
         while time.monotonic() < deadline:
@@ -231,10 +230,9 @@ class LocalServer:
                 self._stop_locked()
                 raise LocalServerError(message)
             try:
-                with _LOOPBACK.open(url + "/models", timeout=2) as response:
-                    if response.status == 200:
-                        return
-            except (urllib.error.URLError, OSError):
+                if get(port, "/v1/models", seconds=2, limit=READY_LIMIT).status == 200:
+                    return
+            except OSError:
                 pass
             time.sleep(0.2)
         self._stop_locked()

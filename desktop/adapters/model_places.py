@@ -1,7 +1,9 @@
 """Where GGUF model files already are on this machine: the folders llama.cpp, LM Studio, the
 Hugging Face hub and Ollama download into, and any named in ``$TIEBREAK_MODEL_PATH``.
-Nothing outside these folders is read; symbolic links to folders are not followed (a
-Hugging Face snapshot's links to files in its own cache are).
+Nothing outside these folders is read: symbolic links to folders are not followed, and a
+link to a file is read only where it leads inside its folder (for a Hugging Face
+snapshot, into its own repository's ``blobs/``; for an Ollama manifest, into ``blobs/``);
+any other is listed as not read.
 
 The layouts, as each tool writes them:
 - llama.cpp (``-hf``): files in ``$LLAMA_CACHE``, else ``~/.cache/llama.cpp``
@@ -23,13 +25,14 @@ The layouts, as each tool writes them:
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from desktop.adapters.formats.json_stream import loads_whole
 
 GGUF_SUFFIX = ".gguf"
 OLLAMA_MODEL_LAYER = "application/vnd.ollama.image.model"
@@ -38,6 +41,8 @@ OLLAMA_LIBRARY = "library"
 MAX_DEPTH = 8  # folders below a place: HF snapshots sit 4 deep, LM Studio's files 3
 MANIFEST_LIMIT = 1 << 20  # a manifest is a few hundred bytes; a bigger file is not one
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")  # a blob's name, never a path elsewhere
+OUTSIDE = "a link to a file outside the model folders; not read"
+HUGGING_FACE = "Hugging Face"
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,8 @@ class ModelFile:
     source: str
     path: Path  # the file to read (for Ollama, the weights blob)
     label: str  # how the tool that owns it names it: a file name, or Ollama's "name:tag"
+    real: Path | None = None  # the file ``path`` leads to, inside its folder: the one read
+    problem: str | None = None  # why it is not read (a link out of the folder)
 
 
 def model_places(env: Mapping[str, str] | None = None, home: Path | None = None) -> list[Place]:
@@ -64,7 +71,7 @@ def model_places(env: Mapping[str, str] | None = None, home: Path | None = None)
     places.append(Place("llama.cpp", _llama_cpp_cache(env, home)))
     places.append(Place("LM Studio", home / ".lmstudio" / "models"))
     places.append(Place("LM Studio", home / ".cache" / "lm-studio" / "models"))
-    places.append(Place("Hugging Face", _hf_hub_cache(env, home)))
+    places.append(Place(HUGGING_FACE, _hf_hub_cache(env, home)))
     if env.get("OLLAMA_MODELS"):
         places.append(Place("Ollama", Path(env["OLLAMA_MODELS"]).expanduser()))
     else:
@@ -106,7 +113,25 @@ def model_files(places: list[Place]) -> Iterator[ModelFile]:
             yield from ollama_models(place)
         else:
             for path in _gguf_files(place.folder, 0):
-                yield ModelFile(place.source, path, path.name)
+                yield _checked(place.source, path, path.name, _link_root(place, path))
+
+
+def _link_root(place: Place, path: Path) -> Path:
+    """The folder a link at ``path`` may lead into: a Hugging Face snapshot's own
+    repository's ``blobs/`` (``models--org--name/blobs``), else the place itself."""
+    if place.source != HUGGING_FACE:
+        return place.folder
+    parts = path.relative_to(place.folder).parts
+    return place.folder / parts[0] / "blobs" if len(parts) > 1 else place.folder
+
+
+def _checked(source: str, path: Path, label: str, root: Path) -> ModelFile:
+    """``path`` with the file it really is, where that lies inside ``root`` (links
+    resolved, the place's own included); else with the problem, and nothing to read."""
+    real = Path(os.path.realpath(path))
+    if not real.is_relative_to(os.path.realpath(root)):
+        return ModelFile(source, path, label, problem=OUTSIDE)
+    return ModelFile(source, path, label, real=real)
 
 
 def _gguf_files(folder: Path, depth: int) -> Iterator[Path]:
@@ -136,7 +161,17 @@ def ollama_models(place: Place) -> Iterator[ModelFile]:
         if len(parts) != 4:
             continue
         host, namespace, model, tag = parts
-        digest = _model_digest(manifest)
+        if host == OLLAMA_REGISTRY and namespace == OLLAMA_LIBRARY:
+            label = f"{model}:{tag}"
+        elif host == OLLAMA_REGISTRY:
+            label = f"{namespace}/{model}:{tag}"
+        else:
+            label = f"{host}/{namespace}/{model}:{tag}"
+        try:
+            digest = _model_digest(manifest)
+        except ValueError as exc:  # listed with the reason, the other models still read
+            yield ModelFile(place.source, manifest, label, problem=f"{manifest}: {exc}")
+            continue
         if digest is None:
             continue
         # "sha256-<hex>"; releases before 0.1.x's move to dashes named it "sha256:<hex>"
@@ -144,13 +179,7 @@ def ollama_models(place: Place) -> Iterator[ModelFile]:
         blob = next((b for b in (place.folder / "blobs" / n for n in names) if b.is_file()), None)
         if blob is None:
             continue
-        if host == OLLAMA_REGISTRY and namespace == OLLAMA_LIBRARY:
-            label = f"{model}:{tag}"
-        elif host == OLLAMA_REGISTRY:
-            label = f"{namespace}/{model}:{tag}"
-        else:
-            label = f"{host}/{namespace}/{model}:{tag}"
-        yield ModelFile(place.source, blob, label)
+        yield _checked(place.source, blob, label, place.folder / "blobs")
 
 
 def _files_under(folder: Path, depth: int) -> Iterator[Path]:
@@ -159,6 +188,8 @@ def _files_under(folder: Path, depth: int) -> Iterator[Path]:
     except OSError:
         return
     for entry in entries:
+        if entry.name.startswith("."):
+            continue  # a file manager's (.DS_Store), a partial write's
         try:
             if entry.is_dir(follow_symlinks=False) and depth > 1:
                 yield from _files_under(Path(entry.path), depth - 1)
@@ -169,13 +200,22 @@ def _files_under(folder: Path, depth: int) -> Iterator[Path]:
 
 
 def _model_digest(manifest: Path) -> str | None:
-    """The digest of the manifest's weights layer, or None where it is not a manifest."""
+    """The digest of the manifest's weights layer; None where it names none (or cannot be
+    read: the file went away), ValueError where it is not a manifest: too large, not
+    JSON, nested too deeply."""
     try:
-        if manifest.stat().st_size > MANIFEST_LIMIT:
-            return None
-        data = json.loads(manifest.read_bytes())
-    except (OSError, ValueError):
+        size = manifest.stat().st_size
+        if size > MANIFEST_LIMIT:
+            raise ValueError(
+                f"not an Ollama manifest ({size:,} bytes; a manifest is a few hundred)"
+            )
+        text = manifest.read_bytes()
+    except OSError:
         return None
+    try:
+        data = loads_whole(text)
+    except ValueError as exc:
+        raise ValueError(f"not an Ollama manifest: {exc}") from None
     layers = data.get("layers") if isinstance(data, dict) else None
     for layer in layers if isinstance(layers, list) else []:
         if not isinstance(layer, dict) or layer.get("mediaType") != OLLAMA_MODEL_LAYER:

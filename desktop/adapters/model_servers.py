@@ -1,7 +1,8 @@
 """Model servers already running on this machine, asked on their default loopback ports for
 their model lists: Ollama (11434, ``GET /api/tags``), LM Studio (1234) and llama.cpp's
 ``llama-server`` (8080), both OpenAI's ``GET /v1/models``. Only 127.0.0.1 is ever
-contacted, never through a proxy, with a short timeout, all three at once.
+contacted, never through a proxy, no redirect followed, each exchange ended at a deadline
+(``loopback_http``), all three at once.
 
 ``$TIEBREAK_SERVER_PORTS`` changes the ports (``ollama=11500,lmstudio=1235``; 0 leaves that
 server out): for a server moved off its default port, and for the tests.
@@ -14,16 +15,15 @@ Replies (ollama/ollama ``docs/api.md``, "List Local Models"; OpenAI's "List mode
 
 from __future__ import annotations
 
-import json
 import os
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-HOST = "127.0.0.1"
-TIMEOUT_S = 1.0
+from desktop.adapters.formats.json_stream import NestedTooDeeply, loads_whole
+from desktop.adapters.loopback_http import HOST, get
+
+TIMEOUT_S = 2.0  # the whole exchange with one server: they are asked all at once
 REPLY_LIMIT = 1 << 20  # a model list is a few kilobytes
 
 
@@ -57,9 +57,7 @@ class RunningServer:
     kind: str  # ServerKind.name
     base_url: str  # OpenAI-compatible, as a profile's base URL
     models: tuple[ServedModel, ...] = field(default_factory=tuple)
-
-
-_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    problem: str | None = None  # why its model list cannot be read
 
 
 def server_ports(env: Mapping[str, str] | None = None) -> list[tuple[ServerKind, int]]:
@@ -84,19 +82,22 @@ def running_servers(env: Mapping[str, str] | None = None) -> list[RunningServer]
 
 
 def _ask(kind: ServerKind, port: int) -> RunningServer | None:
-    url = f"http://{HOST}:{port}{kind.list_path}"
+    base_url = f"http://{HOST}:{port}/v1"
     try:
-        with _OPENER.open(url, timeout=TIMEOUT_S) as response:
-            body = response.read(REPLY_LIMIT + 1)
-        data = json.loads(body) if len(body) <= REPLY_LIMIT else None
-    except (urllib.error.URLError, OSError, ValueError):
-        return None
+        reply = get(port, kind.list_path, seconds=TIMEOUT_S, limit=REPLY_LIMIT)
+        if reply.status != 200:  # a redirect too: never followed
+            return None
+        data = loads_whole(reply.body) if len(reply.body) <= REPLY_LIMIT else None
+    except NestedTooDeeply as exc:  # a model list, but not one that can be read
+        return RunningServer(kind.name, base_url, problem=str(exc))
+    except (OSError, ValueError):
+        return None  # nothing there, or another program on the port
     if not isinstance(data, dict):
         return None
     models = _ollama_models(data) if kind.ollama else _openai_models(data)
     if models is None:
         return None
-    return RunningServer(kind.name, f"http://{HOST}:{port}/v1", models)
+    return RunningServer(kind.name, base_url, models)
 
 
 def _ollama_models(data: dict) -> tuple[ServedModel, ...] | None:

@@ -215,7 +215,12 @@ def _print_found(found: FoundModels) -> None:
             f" · {params} · {file.quantization} · {size_text(file.size)}  {file.path}"
         )
     for server in found.servers:
-        if not server.models:
+        if server.problem:
+            say(
+                f"     {server.kind:<13} {server.base_url}  (answers, but its model list"
+                f" cannot be read: {server.problem})"
+            )
+        elif not server.models:
             say(f"     {server.kind:<13} {server.base_url}  (answers, no models loaded)")
         for model in server.models:
             number += 1

@@ -24,7 +24,7 @@ from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import LOCAL_PROFILE, ModelProfile, gguf_profile
 
 CACHE_NAME = "model-headers.json"
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: no file's bytes in a problem; bounded headers
 
 
 @dataclass(frozen=True)
@@ -71,14 +71,19 @@ def find_models(
     files: list[FoundFile] = []
     seen: set[tuple[int, int]] = set()
     for found in model_files(places):
+        if found.real is None:  # a link out of its folder: listed, never read
+            files.append(
+                FoundFile(found.source, found.label, str(found.path), 0, problem=found.problem)
+            )
+            continue
         try:
-            stat = found.path.stat()
+            stat = found.real.stat()
         except OSError:
             continue
         if (stat.st_dev, stat.st_ino) in seen:  # one file reached by two names
             continue
         seen.add((stat.st_dev, stat.st_ino))
-        files.append(headers.describe(found.source, found.label, found.path, stat))
+        files.append(headers.describe(found.source, found.label, found.path, found.real, stat))
     headers.save()
     return FoundModels(files, running_servers(env) if servers else [])
 
@@ -91,10 +96,12 @@ class _HeaderCache:
             data = json.loads(path.read_text())
             ok = isinstance(data, dict) and data.get("version") == CACHE_VERSION
             self.entries: dict[str, dict[str, Any]] = data["files"] if ok else {}
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
             self.entries = {}
 
-    def describe(self, source: str, label: str, path: Path, stat: os.stat_result) -> FoundFile:
+    def describe(
+        self, source: str, label: str, path: Path, real: Path, stat: os.stat_result
+    ) -> FoundFile:
         stamp = [stat.st_size, stat.st_mtime_ns, stat.st_ino]
         known = self.entries.get(str(path))
         if isinstance(known, dict) and known.get("stamp") == stamp:
@@ -102,7 +109,7 @@ class _HeaderCache:
                 return FoundFile(source=source, label=label, **known["file"])
             except TypeError:
                 pass
-        found = _read(source, label, path, stat.st_size)
+        found = _read(source, label, path, real, stat.st_size)
         file = {k: v for k, v in asdict(found).items() if k not in ("source", "label")}
         self.entries[str(path)] = {"stamp": stamp, "file": file}
         self.changed = True
@@ -120,9 +127,9 @@ class _HeaderCache:
             pass
 
 
-def _read(source: str, label: str, path: Path, size: int) -> FoundFile:
+def _read(source: str, label: str, path: Path, real: Path, size: int) -> FoundFile:
     try:
-        header = read_header(path)
+        header = read_header(path, real=real)
     except GgufError as exc:
         return FoundFile(source, label, str(path), size, problem=str(exc))
     return FoundFile(

@@ -226,3 +226,28 @@ def test_an_export_target_that_links_to_a_device(tmp_path: Path, hostile: Hostil
         before=before,
     )
     assert link.is_symlink() and stat.S_ISCHR(ZERO.stat().st_mode)
+
+
+@pytest.mark.parametrize("kind", ["pipe", "device", "link to a device"])
+def test_a_pipe_or_a_device_given_as_a_gguf_model(
+    tmp_path: Path, kind: str, hostile: Hostile
+) -> None:
+    """`profile add --gguf FIFO` waited for good for a writer."""
+    if kind == "pipe":
+        model = tmp_path / "model.gguf"
+        os.mkfifo(model)
+        what = "a named pipe (FIFO)"
+    else:
+        if not ZERO.exists():
+            pytest.skip("no /dev/zero here")
+        model = ZERO if kind == "device" else tmp_path / "zero.gguf"
+        if model != ZERO:
+            model.symlink_to(ZERO)
+        what = "a character device"
+    refused_in_time(
+        hostile,
+        ("profile", "add", "mine", "--gguf", model),
+        model,
+        says=(f"{model}: is {what}, not a GGUF model file",),
+    )
+    assert hostile.cli("profile", "list").stdout.count("mine") == 0

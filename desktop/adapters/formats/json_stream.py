@@ -59,6 +59,20 @@ BadValue = (json.JSONDecodeError, RecursionError, DuplicateMember)
 _NEAR_END = 16
 
 
+class NestedTooDeeply(ValueError):
+    """JSON nested deeper than Python's decoder goes."""
+
+
+def loads_whole(data: bytes | str) -> Any:
+    """``json.loads`` of a small document read whole (an Ollama manifest, a server's model
+    list): nesting too deep for Python's decoder is a ValueError that says so
+    (:class:`NestedTooDeeply`), as bad JSON is, never a RecursionError."""
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise NestedTooDeeply(decode_error(RecursionError())) from None
+
+
 class JsonError(Exception):
     """Bad JSON at ``line``, ``column``: what, and the record and member it was in where
     known."""
