@@ -158,7 +158,8 @@ def test_a_copy_of_the_bundled_model_is_a_profile(
     assert out.startswith(f"saved profile mine: {copy} (Smollm2 135M 8k Lc100K Mix1 Ep2: llama,")
     assert "context 4,096 tokens" in out and "the chat template from the file" in out
     profile = load_profiles()["mine"]
-    assert profile.gguf == str(copy) and profile.n_ctx == 4096 and profile.model == "my-judge"
+    assert profile.gguf == str(copy) and profile.n_ctx == 4096
+    assert profile.model == "SmolLM2-135M-Instruct"  # the bundled weights: the built-in judge
     assert profile.served_here and profile.sends_grammar()
     assert profile.structured_mode() == "json_object"
     header, fit = check_gguf(copy)

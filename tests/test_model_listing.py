@@ -187,7 +187,7 @@ def test_models_lists_files_and_servers(
     assert lines[1:] == [
         f"  2  LM Studio     Tiny-Q4_K_M.gguf  Tiny LM · llama · 4K · Q4_K_M · 0 MB"
         f"  {machine['lmstudio']}",
-        f"  3  Hugging Face  hub-q8_0.gguf  Hub Model · llama · 4K · Q8_0 · 0 MB"
+        f"  3  Hugging Face  org/Hub-GGUF/hub-q8_0.gguf  Hub Model · llama · 4K · Q8_0 · 0 MB"
         f"  {machine['hf'].parent.parent / 'snapshots' / ('cd' * 20) / 'hub-q8_0.gguf'}",
         f"  4  Ollama        hf.co/org/Other-GGUF:Q4_K_M  P · llama · 4K · Q4_K_M · 0 MB"
         f"  {machine['ollama_hf']}",

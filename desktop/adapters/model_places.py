@@ -13,7 +13,9 @@ The layouts, as each tool writes them:
   0.3 used ``~/.cache/lm-studio/models`` in the same layout.
 - Hugging Face hub cache: ``$HF_HUB_CACHE``, else ``$HF_HOME/hub``, else
   ``$XDG_CACHE_HOME/huggingface/hub`` or ``~/.cache/huggingface/hub``; files under
-  ``models--<org>--<name>/snapshots/<revision>/``, each a link into ``blobs/``.
+  ``models--<org>--<name>/snapshots/<revision>/``, each a link into ``blobs/`` (a blob is
+  named by its hash, so a file is named by its repository and its path in it,
+  ``org/name/file.gguf``, as the hub names it).
 - Ollama: ``$OLLAMA_MODELS``, else ``~/.ollama/models`` (and, for Linux's system service,
   ``/usr/share/ollama/.ollama/models``). A model is a manifest,
   ``manifests/<registry>/<namespace>/<model>/<tag>``, a JSON object whose ``layers`` each
@@ -35,6 +37,8 @@ from pathlib import Path
 from desktop.adapters.formats.json_stream import loads_whole
 
 GGUF_SUFFIX = ".gguf"
+HUGGING_FACE = "Hugging Face"
+_HUB_REPO = "models--"
 OLLAMA_MODEL_LAYER = "application/vnd.ollama.image.model"
 OLLAMA_REGISTRY = "registry.ollama.ai"
 OLLAMA_LIBRARY = "library"
@@ -55,7 +59,9 @@ class Place:
 class ModelFile:
     source: str
     path: Path  # the file to read (for Ollama, the weights blob)
-    label: str  # how the tool that owns it names it: a file name, or Ollama's "name:tag"
+    # How the tool that owns it names it: a file name, the hub's "org/repo/file.gguf", or
+    # Ollama's "name:tag".
+    label: str
     real: Path | None = None  # the file ``path`` leads to, inside its folder: the one read
     problem: str | None = None  # why it is not read (a link out of the folder)
 
@@ -112,8 +118,10 @@ def model_files(places: list[Place]) -> Iterator[ModelFile]:
         if (place.folder / "manifests").is_dir() and (place.folder / "blobs").is_dir():
             yield from ollama_models(place)
         else:
+            hub = place.source == HUGGING_FACE
             for path in _gguf_files(place.folder, 0):
-                yield _checked(place.source, path, path.name, _link_root(place, path))
+                label = hub_label(place.folder, path) if hub else None
+                yield _checked(place.source, path, label or path.name, _link_root(place, path))
 
 
 def _link_root(place: Place, path: Path) -> Path:
@@ -132,6 +140,43 @@ def _checked(source: str, path: Path, label: str, root: Path) -> ModelFile:
     if not real.is_relative_to(os.path.realpath(root)):
         return ModelFile(source, path, label, problem=OUTSIDE)
     return ModelFile(source, path, label, real=real)
+
+
+def hub_label(hub: Path, path: Path) -> str | None:
+    """``org/repo/file.gguf`` for a file of a snapshot in the hub cache ``hub``
+    (``models--org--repo/snapshots/<revision>/file.gguf``); None for any other path. The
+    cache writes a repository ``org/repo`` as ``models--org--repo``, and the hub allows no
+    ``--`` in a name."""
+    try:
+        parts = path.relative_to(hub).parts
+    except ValueError:
+        return None
+    if len(parts) < 4 or not parts[0].startswith(_HUB_REPO) or parts[1] != "snapshots":
+        return None
+    repo = parts[0][len(_HUB_REPO) :].replace("--", "/")
+    return "/".join((repo, *parts[3:]))
+
+
+def label_of(path: Path, places: list[Place]) -> str | None:
+    """How the tool that keeps ``path`` names it (``model_files``' label): the path as
+    given, else the first file of the places that is this file (a hub blob reached through
+    a snapshot's link, an Ollama blob through its manifest); None outside every place."""
+    path = Path(os.path.abspath(path))  # links kept: a snapshot's name is the label
+    for place in places:
+        if place.source == HUGGING_FACE and (label := hub_label(place.folder, path)):
+            return label
+    try:
+        wanted = path.stat()
+    except OSError:
+        return None
+    for found in model_files(places):
+        try:
+            stat = found.path.stat()
+        except OSError:
+            continue
+        if (stat.st_dev, stat.st_ino) == (wanted.st_dev, wanted.st_ino):
+            return found.label
+    return None
 
 
 def _gguf_files(folder: Path, depth: int) -> Iterator[Path]:

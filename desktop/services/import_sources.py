@@ -1,12 +1,13 @@
 """The files one import reads: a data file, or every data file under a folder.
 
 Under a folder, a data file is any file whose name ends in .csv, .tsv, .json, .jsonl or
-.ndjson, at any depth, in path order; names starting with "." (and what is inside such
-folders) are left out, and so are links to folders. A data file whose records name no
-pair (no instruction and two responses, such as AlpacaEval's ``model_outputs.json``, one
-output per record) or that holds no record is skipped and named in the report; a data file
-that cannot be read (a named pipe or a device among them, refused unopened), or has a bad
-record, stops the whole import.
+.ndjson, or one of these and .gz or .zst (``test.jsonl.gz``), at any depth, in path order;
+names starting with "." (and what is inside such folders) are left out, and so are links
+to folders. A data file whose records name no pair (no instruction and two responses, such
+as AlpacaEval's ``model_outputs.json``, one output per record) or that holds no record is
+skipped and named in the report; a data file that cannot be read (a named pipe or a device
+among them, refused unopened; damaged compressed data), or has a bad record, stops the
+whole import.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from desktop.adapters.file_kinds import refuse_special
 from desktop.adapters.formats.readers import (
     DATA_SUFFIXES,
     Record,
+    is_data_file,
     member_with,
     read_records,
     sniff_format,
@@ -94,7 +96,8 @@ class Sources:
         files = data_files(self.path)
         if not files:
             raise ImportDataError(
-                f"{self.path}: no data files in the folder (looked for {', '.join(DATA_SUFFIXES)})"
+                f"{self.path}: no data files in the folder (looked for"
+                f" {', '.join(DATA_SUFFIXES)}, each also as .gz or .zst)"
             )
         for file in files:
             source = self._open(file, in_folder=True)
@@ -133,9 +136,7 @@ def data_files(folder: Path) -> list[Path]:
     for root, dirs, files in os.walk(folder):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         found += [
-            Path(root, name)
-            for name in files
-            if not name.startswith(".") and name.lower().endswith(DATA_SUFFIXES)
+            Path(root, name) for name in files if not name.startswith(".") and is_data_file(name)
         ]
     return sorted(found, key=lambda p: p.relative_to(folder).parts)
 

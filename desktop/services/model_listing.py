@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from desktop.adapters.gguf_file import GgufError, read_header
-from desktop.adapters.model_file import cache_dir
-from desktop.adapters.model_places import model_files, model_places
+from desktop.adapters.model_file import cache_dir, holds_bundled_weights
+from desktop.adapters.model_places import HUGGING_FACE, label_of, model_files, model_places
 from desktop.adapters.model_servers import RunningServer, ServedModel, running_servers
 from desktop.adapters.profiles_file import load_profiles, save_profile
 from desktop.domain.errors import TiebreakError
-from desktop.domain.profiles import LOCAL_PROFILE, ModelProfile, gguf_profile
+from desktop.domain.profiles import LOCAL_PROFILE, ModelProfile, gguf_profile, local_profile
 
 CACHE_NAME = "model-headers.json"
 CACHE_VERSION = 2  # 2: no file's bytes in a problem; bounded headers
@@ -188,7 +188,10 @@ def add_found(entry: FoundFile | FoundServerModel, name: str | None = None) -> M
     if isinstance(entry, FoundFile):
         if entry.problem:
             raise TiebreakError(entry.problem)
-        return add_gguf_profile(name or profile_name(entry.label, taken), Path(entry.path))
+        # A hub file's profile is named by its file, not the repository before it.
+        short = Path(entry.label).name if entry.source == HUGGING_FACE else entry.label
+        chosen = name or profile_name(short, taken)
+        return add_gguf_profile(chosen, Path(entry.path), label=entry.label)
     chosen = name or profile_name(entry.model.name, taken)
     profile = ModelProfile(
         name=chosen, model=entry.model.name, base_url=entry.base_url, needs_key=False
@@ -197,18 +200,38 @@ def add_found(entry: FoundFile | FoundServerModel, name: str | None = None) -> M
     return profile
 
 
+def gguf_judge_name(path: Path, label: str | None = None) -> str:
+    """The judge a GGUF file is, as people name it: the built-in's name for the bundled
+    weights (wherever the file is), else the name the tool that keeps it gives it
+    (``label``, else looked up: ``org/repo/file`` for a Hugging Face file, whose blob is
+    named by a hash; Ollama's ``name:tag``), else the file's name; without ``.gguf``."""
+    if holds_bundled_weights(path):
+        return local_profile().model
+    label = label or label_of(path, model_places())
+    if label is None:
+        return path.stem
+    return label[: -len(".gguf")] if label.lower().endswith(".gguf") else label
+
+
 def add_gguf_profile(
-    name: str, path: Path, *, n_ctx: int | None = None, threads: int | None = None
+    name: str,
+    path: Path,
+    *,
+    n_ctx: int | None = None,
+    threads: int | None = None,
+    label: str | None = None,
 ) -> ModelProfile:
     """Check a GGUF file (GgufError in one line naming it where it cannot run here) and save
-    a profile that serves it."""
+    a profile that serves it, its judge named by ``gguf_judge_name`` (``label``: how
+    ``tiebreak models`` listed it)."""
     from desktop.adapters.gguf_server import check_gguf
 
     if name == LOCAL_PROFILE:
         raise TiebreakError(f"{LOCAL_PROFILE} is the built-in profile; choose another name")
     check_gguf(path, n_ctx=n_ctx, threads=threads)
     settings = {k: v for k, v in (("n_ctx", n_ctx), ("n_threads", threads)) if v is not None}
-    profile = gguf_profile(name, str(path.resolve()), **settings)
+    judge = gguf_judge_name(path, label)
+    profile = gguf_profile(name, str(path.resolve()), model=judge, **settings)
     save_profile(profile)
     return profile
 

@@ -173,7 +173,9 @@ class SettingsDialog(QDialog):
             return
         self.gguf.setText(str(path))
         if not self.model.text().strip() or self.profile.currentText() == "(new profile)":
-            self.model.setText(path.stem)
+            from desktop.services.model_listing import gguf_judge_name
+
+            self.model.setText(gguf_judge_name(path))
         if not self.name.text().strip():
             self.name.setText(path.stem.lower())
 

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from desktop.adapters.formats.compressed import open_text, plain_name
 from desktop.domain.errors import ImportDataError
 
 Record = tuple[str, dict[str, Any]]
@@ -25,13 +26,14 @@ csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 def read_csv(path: Path, fh: IO[str], *, tabs: bool | None = None) -> Iterator[Record]:
     """``tabs`` True reads TSV, False CSV; None takes tabs where the name ends in .tsv or
     the first line has tabs and no comma."""
+    # The first line is read ahead, not sought back to: an inflating stream cannot seek.
+    first_line = fh.readline()
     if tabs is None:
-        sample = fh.read(65536)
-        fh.seek(0)
-        first_line = sample.split("\n", 1)[0]
-        tabs = path.suffix.lower() == ".tsv" or ("\t" in first_line and "," not in first_line)
+        tabs = plain_name(path).suffix.lower() == ".tsv" or (
+            "\t" in first_line and "," not in first_line
+        )
     dialect: type[csv.Dialect] = csv.excel_tab if tabs else csv.excel
-    reader = csv.reader(fh, dialect, strict=True)
+    reader = csv.reader(itertools.chain((first_line,), fh), dialect, strict=True)
     header: list[str] = []
     start = 1
     try:
@@ -83,7 +85,7 @@ def _quote_error(
     path: Path, dialect: type[csv.Dialect], header: list[str], start: int, end: int, reason: str
 ) -> ImportDataError:
     """Name the line and column of a quoting fault between lines ``start`` and ``end``."""
-    with path.open(encoding="utf-8-sig", newline="", errors="replace") as fh:
+    with open_text(path, "replace") as fh:
         text = "".join(itertools.islice(fh, start - 1, end))
     cell, line = _fault(text, dialect.delimiter)
     column = f" (column {header[cell]!r})" if cell < len(header) and header[cell] else ""

@@ -1,5 +1,6 @@
 """Read records from the physical formats a data file may have (CSV, TSV, JSONL, JSON),
-each record with the place it came from.
+each of them plain or compressed (``compressed.py``), each record with the place it came
+from.
 
 A record is ``(where, fields)``: ``where`` is how an error names it ("data.csv line 7",
 "data.json line 40 (record 12)"), so every import error points at the exact spot. Every
@@ -20,6 +21,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from desktop.adapters.file_kinds import refuse_special
+from desktop.adapters.formats.compressed import (
+    COMPRESSED_SUFFIXES,
+    CompressedDataError,
+    damage,
+    open_binary,
+    open_text,
+    plain_name,
+)
 from desktop.adapters.formats.csv_reader import Record, read_csv
 from desktop.adapters.formats.json_stream import (
     DECODER,
@@ -37,6 +46,7 @@ __all__ = [
     "FORMATS",
     "Record",
     "in_batches",
+    "is_data_file",
     "member_with",
     "read_records",
     "sniff_format",
@@ -115,14 +125,24 @@ DATA_SUFFIXES = tuple(s for f in _TABLE.values() for s in f.suffixes)
 _BY_SUFFIX = {s: f.name for f in _TABLE.values() if f.suffix_decides for s in f.suffixes}
 
 
+def is_data_file(name: str) -> bool:
+    """Whether a file of this name, under a folder, is read as data: a data suffix, or one
+    followed by a compression suffix (``test.jsonl.gz``)."""
+    name = name.lower()
+    return name.endswith(DATA_SUFFIXES) or (
+        name.endswith(COMPRESSED_SUFFIXES) and plain_name(Path(name)).name.endswith(DATA_SUFFIXES)
+    )
+
+
 def sniff_format(path: Path) -> str:
-    """Guess the format from the name, then from the first non-blank character."""
-    suffix = path.suffix.lower()
+    """Guess the format from the name (a compression suffix left out), then from the first
+    non-blank character (of the inflated text, where the file is compressed)."""
+    suffix = plain_name(path).suffix.lower()
     if suffix in _BY_SUFFIX:
         return _BY_SUFFIX[suffix]
     refuse_special(path, expected="a data file", error=ImportDataError)
     try:
-        with path.open("rb") as fh:
+        with open_binary(path) as fh:
             head = fh.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
     except OSError as exc:
         raise ImportDataError(f"{path}: cannot be read ({exc.strerror})") from None
@@ -179,17 +199,22 @@ def _checked(path: Path, fmt: str) -> Iterator[Record]:
     try:
         yield from _records(path, fmt, "strict")
     except UnicodeDecodeError:
-        raise _not_utf8(path, fmt) from None
+        raise damage(path) or _not_utf8(path, fmt) from None
+    except CompressedDataError:
+        raise
+    except ImportDataError:
+        # Damaged compressed data inflates to garbage a reader may trip on first.
+        found = damage(path)
+        if found is None:
+            raise
+        raise found from None
 
 
 def _records(path: Path, fmt: str, errors: str) -> Iterator[Record]:
     refuse_special(path, expected="a data file", error=ImportDataError)  # never opened
     form = _TABLE[fmt]
     try:
-        if form.binary:
-            fh: Any = path.open("rb")
-        else:
-            fh = path.open("r", encoding="utf-8-sig", errors=errors, newline="")
+        fh: Any = open_binary(path) if form.binary else open_text(path, errors)
     except OSError as exc:
         raise ImportDataError(f"{path}: cannot be read ({exc.strerror})") from None
     with fh:
@@ -224,7 +249,7 @@ def _not_utf8(path: Path, fmt: str) -> ImportDataError:
 def _first_bad_byte(path: Path) -> tuple[int, int, int]:
     """(line, byte of that line from 1, the byte's value) of the first byte that UTF-8
     cannot decode."""
-    with path.open("rb") as fh:
+    with open_binary(path) as fh:
         for number, raw in enumerate(fh, start=1):
             try:
                 raw.decode("utf-8")
