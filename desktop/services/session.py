@@ -406,15 +406,16 @@ class ReviewSession:
 
         return self._read_work(stats)
 
-    def figures_work(self) -> Work:
-        """The Figures dock's charts of the rubric and judge on screen."""
+    def figures_work(self, width: float) -> Work:
+        """The Figures dock's charts of the rubric and judge on screen, ``width`` ems of
+        their text wide."""
         rubric, model = self.rubric_name, self.judge_model
 
         def figures(store: Any) -> Any:
             from desktop.services.figure_charts import window_figures
             from desktop.services.figure_sources import DEFAULT_ALPHA
 
-            return window_figures(store, rubric, model, alpha=DEFAULT_ALPHA)
+            return window_figures(store, rubric, model, alpha=DEFAULT_ALPHA, width=width)
 
         return self._read_work(figures)
 
