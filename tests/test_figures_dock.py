@@ -6,11 +6,12 @@ a jury, half of them reviewed, one generator and one judge named like an attack.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFontInfo
 
 from desktop.cli.main import main
 from desktop.domain.verdicts import Verdict
@@ -53,6 +54,12 @@ def _painted(chart: SvgChart) -> bool:
         for y in range(0, image.height(), 7)
     }
     return len(colours) > 2
+
+
+def _text_pixels(chart: SvgChart) -> float:
+    """The chart's smallest text as painted on screen, in pixels."""
+    smallest = min(float(size) for size in re.findall(r"font-size: ([\d.]+)px", chart.svg))
+    return smallest * chart.width() / chart.drawn.width()
 
 
 @pytest.fixture
@@ -138,3 +145,45 @@ def test_the_charts_follow_a_verdict_and_the_judge_chosen(
     )  # fmt: skip
     assert "&lt;script&gt;" in _charts(dock)[0].svg
     assert _ppi_text(_stats(judged, EVIL, capsys)) in _charts(dock)[0].svg
+
+
+def test_the_charts_text_is_the_windows_size_and_they_follow_the_docks_width(
+    qtbot, window: MainWindow
+) -> None:
+    """The reviewer reads the charts at the window's font size, in a narrow dock and a wide
+    one: a resize draws them again as wide as the dock, not scaled down or left narrow."""
+    window.resize(1500, 900)
+    dock = window.dock(FiguresDock)
+    press(qtbot, window, Qt.Key.Key_P)
+    qtbot.waitUntil(lambda: len(_charts(dock)) > 0, timeout=30_000)
+    assert dock.panel is not None and dock.dock is not None
+    font = QFontInfo(window.font()).pixelSize()
+    viewport = dock.panel.scroller.viewport()
+    seen = 0
+    for width in (360, 700):
+        window.resizeDocks([dock.dock], [width], Qt.Orientation.Horizontal)
+        qtbot.waitUntil(lambda s=seen: abs(viewport.width() - s) > 200)  # the dock resized
+        seen = viewport.width()
+
+        def fills() -> bool:
+            charts = _charts(dock)
+            m = dock.panel.column.contentsMargins()
+            room = viewport.width() - m.left() - m.right()
+            return bool(charts) and abs(charts[0].width() - room) <= 2
+
+        qtbot.waitUntil(fills, timeout=30_000)  # the win rates: as wide as the column
+        for chart in _charts(dock):
+            assert _text_pixels(chart) >= font - 0.5, (width, chart.svg[:200])
+            assert chart.width() <= viewport.width()  # none wider than the dock shows
+            assert _painted(chart)
+    ctrl = Qt.KeyboardModifier.ControlModifier
+    try:  # larger text (Ctrl+plus): the charts' text grows with the window's
+        for _ in range(4):
+            press(qtbot, window, Qt.Key.Key_Plus, ctrl)
+        qtbot.waitUntil(lambda: QFontInfo(window.font()).pixelSize() > font)
+        larger = QFontInfo(window.font()).pixelSize()
+        qtbot.waitUntil(
+            lambda: all(_text_pixels(c) >= larger - 0.5 for c in _charts(dock)), timeout=30_000
+        )
+    finally:
+        press(qtbot, window, Qt.Key.Key_0, ctrl)

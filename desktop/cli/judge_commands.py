@@ -92,7 +92,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     k = ksub.add_parser("set", help="read the key from the prompt (or stdin) and store it")
     k.add_argument("profile")
     k.add_argument("--stdin", action="store_true")
-    k = ksub.add_parser("clear")
+    k = ksub.add_parser("clear", help="remove the profile's key from the keyring")
     k.add_argument("profile")
 
     p = sub.add_parser("reparse", help="parse stored answers again, without calling the model")

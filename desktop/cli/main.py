@@ -46,7 +46,25 @@ def build_parser() -> argparse.ArgumentParser:
     judge_commands.add_parsers(sub)
     jury_commands.add_parsers(sub)
     model_commands.add_parsers(sub)
+    _name_actions(sub)
     return parser
+
+
+def _name_actions(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """A command with actions of its own (``profile list|add|test``) names them in the
+    top-level --help, so every command can be found from ``tiebreak --help``."""
+    for listed in sub._choices_actions:
+        actions = subcommands(sub.choices[listed.dest])
+        if actions:
+            listed.help = f"{listed.help}: {', '.join(actions)}"
+
+
+def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """A parser's subcommands by name (none: {})."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -20,7 +20,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p = sub.add_parser("profile", help="model profiles")
     p.set_defaults(func=cmd_profile)
     psub = p.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
-    q = psub.add_parser("list")
+    q = psub.add_parser("list", help="the profiles, each with its server or file and key")
     q.add_argument("--json", action="store_true")
     q = psub.add_parser("add", help="a server (--base-url, --model) or a GGUF file (--gguf)")
     q.add_argument("name")

@@ -8,6 +8,12 @@ Each chart's ids are made unique in a page (``_svg``): several charts inline in 
 file must not share an id. Text from data (a model's or a judge's name) is never read as
 mathtext (``text.parse_math`` off) and reaches the SVG escaped by matplotlib.
 
+A chart's text is ``TEXT`` points (none smaller) and its width is given in units of that
+text (``width``, ems: the report's 57.6, 7.2 inches): the window draws a chart as many ems
+wide as its dock holds of the window's font and paints it at the scale that makes the
+chart's text the window's size (``ui/figures_dock.py``), so the text stays readable and the
+chart follows the dock.
+
 The interval chart is also the ratings' forest plot: one row per generator, its rating and
 interval (``services/ratings.py``; the coordinator wires it into the report).
 """
@@ -36,12 +42,15 @@ STYLE: dict[str, Any] = {
     "svg.hashsalt": "tiebreak",  # ids the same from run to run (then made unique: _svg)
     "text.parse_math": False,  # a "$" in a model's name is a dollar sign
     "font.family": "sans-serif",
-    "font.size": 9.0,
+    "font.size": 9.0,  # TEXT
     "axes.spines.top": False,
     "axes.spines.right": False,
 }
 COLOURS = ("#3b6ea8", "#c0712b", "#4f9a5b", "#8c5aa8", "#b0473f", "#5f6b73")
 LABELS = ("A", "B", "tie")
+TEXT = 9.0  # points: every chart's text, the smallest it has
+REPORT_WIDTH = 57.6  # ems of TEXT: the report's charts, 7.2 inches wide
+_POINTS = 72.0  # an inch
 _styled = threading.Lock()
 _ready = False
 _ids = itertools.count(1)
@@ -66,12 +75,16 @@ def interval_chart(
     axis: str,
     limits: tuple[float, float] | None = None,
     reference: float | None = None,
+    width: float = REPORT_WIDTH,
 ) -> str:
-    """Each row's estimate as a dot on its interval, top to bottom; ``reference`` a dashed
-    line (a win rate's 50%, a rating's mean)."""
-    figure, ax = _figure(7.2, 0.55 * len(rows) + 1.1)
+    """Each row's estimate as a dot on its interval, top to bottom, its label above it and
+    its note below (so the plot keeps the chart's width however narrow); ``reference`` a
+    dashed line (a win rate's 50%, a rating's mean)."""
+    figure, ax = _figure(width, 0.7 * len(rows) + 1.0)
     ys = list(range(len(rows)))[::-1]
     for y, row, colour in zip(ys, rows, itertools.cycle(COLOURS), strict=False):
+        _row_text(ax, _short(row.label), y, above=True)
+        _row_text(ax, row.note, y, above=False)
         if row.estimate is None:
             continue
         if row.low is not None and row.high is not None:
@@ -81,18 +94,31 @@ def interval_chart(
         ax.axvline(reference, color="#999999", linestyle="--", linewidth=0.8)
     if limits is not None:
         ax.set_xlim(*limits)
-    ax.set_yticks(ys, [_short(row.label) for row in rows])
-    ax.set_ylim(-0.7, len(rows) - 0.3)
-    notes = ax.secondary_yaxis("right")  # each row's note, beside the plot
-    notes.set_yticks(ys, [row.note for row in rows])
-    notes.tick_params(length=0, labelsize=8, labelcolor="#555555")
-    notes.spines["right"].set_visible(False)
-    ax.set_xlabel(axis)
+    ax.set_yticks([])
+    ax.spines["left"].set_visible(False)
+    ax.set_ylim(-0.75, len(rows) - 0.25)
+    _xlabel(ax, axis)
     _title(figure, title)
     return _svg(figure)
 
 
-def win_rate_chart(estimates: WinRateEstimates, *, title: str, alpha: float) -> str:
+def _row_text(ax: Axes, text: str, y: float, *, above: bool) -> None:
+    """A row's label (above its line, black) or note (below it, grey), from the left."""
+    ax.annotate(
+        text,
+        (0, y),
+        xycoords=("axes fraction", "data"),
+        xytext=(0, 4 if above else -6),
+        textcoords="offset points",
+        va="bottom" if above else "top",
+        fontsize=TEXT,
+        color="black" if above else "#555555",
+    )
+
+
+def win_rate_chart(
+    estimates: WinRateEstimates, *, title: str, alpha: float, width: float = REPORT_WIDTH
+) -> str:
     """B's win rate three ways (the judge alone, the humans alone, PPI++), in percent."""
     level = f"{100 * (1 - alpha):g}%"
 
@@ -119,13 +145,14 @@ def win_rate_chart(estimates: WinRateEstimates, *, title: str, alpha: float) -> 
         axis=f"B's win rate, % (a tie counts half), {level} intervals",
         limits=(0, 100),
         reference=50,
+        width=width,
     )
 
 
-def calibration_chart(calibration: Calibration, *, title: str) -> str:
+def calibration_chart(calibration: Calibration, *, title: str, width: float = REPORT_WIDTH) -> str:
     """Agreement with the reviewers per confidence bin against the bin's mean confidence
     (the diagonal: a judge whose 0.8 is right 80% of the time); a dot's area its count."""
-    figure, ax = _figure(4.2, 3.6)
+    figure, ax = _figure(min(width, 33.6), 3.6)  # 4.2 inches at most: a square plot
     ax.plot([0, 1], [0, 1], color="#999999", linestyle="--", linewidth=0.8)
     bins = calibration.bins
     if bins:
@@ -140,7 +167,7 @@ def calibration_chart(calibration: Calibration, *, title: str) -> str:
         )
     ax.set_xlim(0, 1.03)  # room for a dot at 1
     ax.set_ylim(0, 1.05)
-    ax.set_xlabel("the judge's confidence")
+    _xlabel(ax, "the judge's confidence")
     ax.set_ylabel("share the reviewers agreed with")
     ece = "–" if calibration.ece is None else f"{calibration.ece:.3f}"
     _title(figure, f"{title}\ncalibration: ECE {ece} over {calibration.n:,} verdicts")
@@ -154,9 +181,10 @@ def confusion_chart(
     rows: str = "judge",
     columns: str = "reviewers",
     labels: Sequence[str] = LABELS,
+    width: float = REPORT_WIDTH,
 ) -> str:
     """Counts of (row's verdict, column's verdict), the diagonal where they agree."""
-    figure, ax = _figure(3.6, 3.2)
+    figure, ax = _figure(min(width, 28.8), 3.2)  # 3.6 inches at most: square cells
     values = [list(r) for r in matrix]
     largest = max((v for r in values for v in r), default=0) or 1
     # Cells as vector rectangles (imshow would embed a bitmap); row 0 at the top.
@@ -169,7 +197,7 @@ def confusion_chart(
     ax.set_xticks([k + 0.5 for k in range(len(labels))], list(labels))
     ax.set_yticks([k + 0.5 for k in range(len(labels))], list(labels))
     ax.set_aspect("equal")
-    ax.set_xlabel(columns)
+    _xlabel(ax, columns)
     ax.set_ylabel(rows)
     for side in ("left", "bottom"):
         ax.spines[side].set_visible(False)
@@ -177,31 +205,57 @@ def confusion_chart(
     return _svg(figure)
 
 
-def agreement_chart(rows: Sequence[tuple[str, float | None, float | None]], *, title: str) -> str:
+def agreement_chart(
+    rows: Sequence[tuple[str, float | None, float | None]],
+    *,
+    title: str,
+    width: float = REPORT_WIDTH,
+) -> str:
     """Per judge (or juror): agreement with the reviewers and Cohen's kappa, side by side
-    (a missing figure is no bar)."""
-    figure, ax = _figure(6.4, 0.5 * len(rows) + 1.2)
+    under its name (a missing figure is no bar)."""
+    figure, ax = _figure(min(width, 51.2), 0.75 * len(rows) + 1.0)  # 6.4 inches at most
     ys = list(range(len(rows)))[::-1]
-    for y, (_, share, kappa) in zip(ys, rows, strict=True):
+    for y, (label, share, kappa) in zip(ys, rows, strict=True):
+        _row_text(ax, _short(label), y + 0.24, above=True)
         if share is None and kappa is None:
             _note(ax, "no pairs with a reviewer's verdict", (0, y), grey=True)
         if share is not None:
-            ax.barh(y + 0.18, share, height=0.34, color=COLOURS[0])
-            _note(ax, f"{100 * share:.1f}%", (share, y + 0.18))
+            ax.barh(y + 0.12, share, height=0.22, color=COLOURS[0])
+            _note(ax, f"{100 * share:.1f}%", (share, y + 0.12))
         if kappa is not None:
-            ax.barh(y - 0.18, kappa, height=0.34, color=COLOURS[1])
-            _note(ax, f"κ {kappa:.2f}", (max(kappa, 0), y - 0.18))
-    ax.set_yticks(ys, [_short(label) for label, _, _ in rows])
+            ax.barh(y - 0.12, kappa, height=0.22, color=COLOURS[1])
+            _note(ax, f"κ {kappa:.2f}", (max(kappa, 0), y - 0.12))
+    ax.set_yticks([])
+    ax.spines["left"].set_visible(False)
+    ax.set_ylim(-0.45, len(rows) - 0.35)
     ax.set_xlim(min([0.0, *(k for _, _, k in rows if k is not None)]), 1.12)
     ax.axvline(0, color="#999999", linewidth=0.6)
-    ax.set_xlabel("agreement with the reviewers (blue) and Cohen's κ (orange)")
+    _xlabel(ax, "agreement with the reviewers (blue) and Cohen's κ (orange)")
     _title(figure, title)
     return _svg(figure)
 
 
 def _title(figure: Figure, title: str) -> None:
-    """The chart's title, left, over the whole figure (a long one is not cut at the axes)."""
-    figure.suptitle(title, x=0.01, ha="left", fontsize=9.5)
+    """The chart's title, left, over the whole figure, in lines as wide as the figure."""
+    figure.suptitle(_wrapped(figure, title), x=0.01, ha="left", fontsize=TEXT + 0.5)
+
+
+def _xlabel(ax: Axes, text: str) -> None:
+    ax.set_xlabel(_wrapped(ax.get_figure(), text))  # type: ignore[arg-type]
+
+
+def _wrapped(figure: Figure, text: str) -> str:
+    """``text`` in lines that fit the figure's width (a text of 0.58 em a character, about the
+    widest of the usual sans-serif fonts' averages), the figure taller by each line added."""
+    import textwrap
+
+    ems = figure.get_figwidth() * _POINTS / TEXT
+    most = max(12, int((ems - 1) / 0.58))
+    lines = [line for part in text.split("\n") for line in textwrap.wrap(part, most) or [""]]
+    added = len(lines) - len(text.split("\n"))
+    if added:
+        figure.set_figheight(figure.get_figheight() + added * 1.25 * TEXT / _POINTS)
+    return "\n".join(lines)
 
 
 def _short(label: str, most: int = 36) -> str:
@@ -217,17 +271,18 @@ def _note(ax: Axes, text: str, xy: tuple[float, float], *, grey: bool = False, *
         xytext=(5, 0),
         textcoords="offset points",
         va="center",
-        fontsize=8,
+        fontsize=TEXT,
         color="#555555" if grey else "black",
         **more,
     )
 
 
 def _figure(width: float, height: float) -> tuple[Figure, Axes]:
+    """A figure ``width`` ems of TEXT wide and ``height`` inches high."""
     _style()
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(width, height), layout="constrained")
+    figure = Figure(figsize=(width * TEXT / _POINTS, height), layout="constrained")
     return figure, figure.add_subplot()
 
 

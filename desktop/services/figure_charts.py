@@ -3,12 +3,14 @@ report (``services/report``) and the window's Figures dock (P). Per dimension: B
 three ways (the judge alone, the humans alone, PPI++), the generators' ratings with their
 intervals as a forest plot (from the judge's verdicts and from the reviewers'), the
 judge's calibration curve, the judge × human confusion matrix, and for a jury each juror's
-agreement with the reviewers. The drawing is ``services/charts``."""
+agreement with the reviewers. The drawing is ``services/charts``; the window's figures keep
+what they were drawn from, so the dock draws them again at a new width without computing
+the figures again (``WindowFigures.redrawn``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from desktop.domain.shown_text import shown
@@ -31,7 +33,11 @@ class DimensionCharts:
 
 
 def judge_charts(
-    stats: Stats, alpha: float, ratings: Mapping[str, list[str]] | None = None
+    stats: Stats,
+    alpha: float,
+    ratings: Mapping[str, list[str]] | None = None,
+    *,
+    width: float = charts.REPORT_WIDTH,
 ) -> list[DimensionCharts]:
     """Per dimension of one judge's figures: the win rates, the ratings drawn for that
     dimension (``ratings``), the calibration curve (where verdicts carry a confidence) and
@@ -42,17 +48,21 @@ def judge_charts(
         where = f"{shown(d.dimension)} · {name}"
         drawn = DimensionCharts(d.dimension)
         if d.win_rates is not None:
-            drawn.charts.append(charts.win_rate_chart(d.win_rates, title=where, alpha=alpha))
+            drawn.charts.append(
+                charts.win_rate_chart(d.win_rates, title=where, alpha=alpha, width=width)
+            )
         drawn.charts += (ratings or {}).get(d.dimension, [])
         if d.calibration is not None:
-            drawn.charts.append(charts.calibration_chart(d.calibration, title=where))
+            drawn.charts.append(charts.calibration_chart(d.calibration, title=where, width=width))
         if d.vs_human.n:
-            drawn.charts.append(charts.confusion_chart(d.vs_human.confusion, title=where))
+            drawn.charts.append(
+                charts.confusion_chart(d.vs_human.confusion, title=where, width=width)
+            )
         out.append(drawn)
     return out
 
 
-def jury_charts(jury: JuryStats) -> list[DimensionCharts]:
+def jury_charts(jury: JuryStats, *, width: float = charts.REPORT_WIDTH) -> list[DimensionCharts]:
     """Per dimension: each juror's and the jury's agreement with the reviewers, with the
     jurors' Fleiss κ in the title."""
     out = []
@@ -64,11 +74,12 @@ def jury_charts(jury: JuryStats) -> list[DimensionCharts]:
             f"{shown(d.dimension)}: jurors' Fleiss κ {kappa} over {d.pairs:,} pairs;"
             " each against the reviewers"
         )
-        out.append(DimensionCharts(d.dimension, [charts.agreement_chart(rows, title=title)]))
+        drawn = charts.agreement_chart(rows, title=title, width=width)
+        out.append(DimensionCharts(d.dimension, [drawn]))
     return out
 
 
-def ratings_chart(g: GeneratorRatings) -> str:
+def ratings_chart(g: GeneratorRatings, *, width: float = charts.REPORT_WIDTH) -> str:
     """One source's ratings as a forest plot: every generator's rating on the Elo scale
     with its sandwich interval, highest first, its rank and battles beside it."""
     rows = [
@@ -88,7 +99,7 @@ def ratings_chart(g: GeneratorRatings) -> str:
         title += " (a model won or lost every battle: its interval means little)"
     axis = f"rating (Elo scale), {100 * g.level:g}% intervals (sandwich)"
     centre = 1000.0 if g.anchor is None else None
-    return charts.interval_chart(rows, title=title, axis=axis, reference=centre)
+    return charts.interval_chart(rows, title=title, axis=axis, reference=centre, width=width)
 
 
 def source_ratings(
@@ -106,6 +117,26 @@ def source_ratings(
 
 
 @dataclass(frozen=True)
+class _Drawn:
+    """What a window's charts are drawn from: the figures, computed once."""
+
+    stats: Stats
+    alpha: float
+    ratings: list[GeneratorRatings]
+    jury: JuryStats | None
+
+    def draw(self, width: float) -> list[DimensionCharts]:
+        ratings: dict[str, list[str]] = {}
+        for g in self.ratings:
+            ratings.setdefault(g.dimension, []).append(ratings_chart(g, width=width))
+        drawn = judge_charts(self.stats, self.alpha, ratings, width=width)
+        by_dimension = {d.dimension: d for d in drawn}
+        for d in jury_charts(self.jury, width=width) if self.jury is not None else []:
+            by_dimension[d.dimension].charts += d.charts
+        return list(by_dimension.values())
+
+
+@dataclass(frozen=True)
 class WindowFigures:
     """What the Figures dock shows for the rubric and judge on screen."""
 
@@ -113,25 +144,32 @@ class WindowFigures:
     judge: str | None  # the judge (or jury) whose verdicts the figures are of
     heading: str
     dimensions: list[DimensionCharts]  # in the rubric's order
+    width: float  # the charts' width, in ems of their text (``charts.TEXT``)
+    source: _Drawn
+
+    def redrawn(self, width: float) -> WindowFigures:
+        """The same figures drawn ``width`` ems wide (no figure computed again)."""
+        return replace(self, dimensions=self.source.draw(width), width=width)
 
 
 def window_figures(
-    store: ProjectStore, rubric: str, judge: Judge, *, alpha: float
+    store: ProjectStore,
+    rubric: str,
+    judge: Judge,
+    *,
+    alpha: float,
+    width: float = charts.REPORT_WIDTH,
 ) -> WindowFigures:
-    """The charts of one rubric and judge, dimension by dimension: the judge's own, the
-    ratings from its verdicts and the reviewers', and a jury's jurors."""
+    """The charts of one rubric and judge, dimension by dimension, ``width`` ems wide: the
+    judge's own, the ratings from its verdicts and the reviewers', and a jury's jurors."""
     from desktop.services.jury_stats import jury_stats
     from desktop.services.stats import rubric_stats
 
     stats = rubric_stats(store, rubric, judge, alpha=alpha)
     judges = [stats.judge_model] if stats.judge_model is not None else []
-    ratings: dict[str, list[str]] = {}
-    for g in source_ratings(store, rubric, judges, 1 - alpha):
-        ratings.setdefault(g.dimension, []).append(ratings_chart(g))
-    by_dimension = {d.dimension: d for d in judge_charts(stats, alpha, ratings)}
+    ratings = source_ratings(store, rubric, judges, 1 - alpha)
     jury = jury_stats(store, rubric, judge) if stats.judge_model is not None else None
-    for d in jury_charts(jury) if jury is not None else []:
-        by_dimension[d.dimension].charts += d.charts
+    source = _Drawn(stats, alpha, ratings, jury)
     o = stats.overall
     heading = (
         f"{shown(rubric)} · judge {shown(stats.judge_model or 'none')} · {o.pairs:,} pairs,"
@@ -141,4 +179,4 @@ def window_figures(
         heading += f" · {shown(stats.sample.note)}"
     if (note := o.labels_note()) is not None:
         heading += f" · {note}"
-    return WindowFigures(rubric, stats.judge_model, heading, list(by_dimension.values()))
+    return WindowFigures(rubric, stats.judge_model, heading, source.draw(width), width, source)

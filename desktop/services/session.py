@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
-from desktop.adapters.profiles_file import get_profile, load_profiles
+from desktop.adapters.profiles_file import get_profile, load_profiles, profiles_path
 from desktop.adapters.store import open_project, pair_filters
 from desktop.adapters.store.judge_seen import Seen
 from desktop.adapters.store.pair_reader import Ordering, PairQuery, read_pair
@@ -101,6 +101,19 @@ class ReviewSession:
 
     def profile_choices(self) -> list[str]:
         return list(load_profiles())
+
+    def profiles_file(self) -> Path:
+        """The file the profiles are kept in (another process may write it)."""
+        return profiles_path()
+
+    def reload_profile(self) -> bool:
+        """The profile Ctrl+J asks read again from the file (it may have been changed
+        from the command line); True if it changed. One no longer there stays asked."""
+        now = load_profiles().get(self.profile.name)
+        if now is None or now == self.profile:
+            return False
+        self.profile = now
+        return True
 
     def choose_rubric(self, name: str) -> None:
         self.dimensions = dimensions_for(self.store, name)
@@ -406,15 +419,16 @@ class ReviewSession:
 
         return self._read_work(stats)
 
-    def figures_work(self) -> Work:
-        """The Figures dock's charts of the rubric and judge on screen."""
+    def figures_work(self, width: float) -> Work:
+        """The Figures dock's charts of the rubric and judge on screen, ``width`` ems of
+        their text wide."""
         rubric, model = self.rubric_name, self.judge_model
 
         def figures(store: Any) -> Any:
             from desktop.services.figure_charts import window_figures
             from desktop.services.figure_sources import DEFAULT_ALPHA
 
-            return window_figures(store, rubric, model, alpha=DEFAULT_ALPHA)
+            return window_figures(store, rubric, model, alpha=DEFAULT_ALPHA, width=width)
 
         return self._read_work(figures)
 

@@ -15,6 +15,7 @@ from desktop.domain.shown_text import shown
 from desktop.services.app_settings import save_settings
 from desktop.services.changes import Change
 from desktop.ui.context import WindowContext
+from desktop.ui.file_watch import FileWatch
 from desktop.ui.picker_box import PickerBox
 from desktop.ui.plain_text import PlainLabel
 from desktop.ui.shortcuts import Shortcuts
@@ -52,6 +53,9 @@ class Choices(QWidget):
         self.profile_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.profile_box.currentIndexChanged.connect(self._profile_chosen)
         self.found_models: list[FoundFile | FoundServerModel] = []
+        # `tiebreak profile add` in a terminal while the window is open: listed at once.
+        self.profiles_watch = FileWatch(context.session.profiles_file(), self)
+        self.profiles_watch.changed.connect(self._profiles_changed)
         self._found = Refresher(
             context.runner,
             lambda: context.session.found_models_work(),
@@ -101,9 +105,14 @@ class Choices(QWidget):
         machine that are no profile yet."""
         session = self.context.session
         box = self.profile_box
+        try:
+            names = session.profile_choices()
+        except TiebreakError as exc:  # the file half-edited by hand: said, the list kept
+            self.context.say(f"the profiles were not read again: {exc}", 6000)
+            names = [n for i in range(box.count()) if isinstance(n := box.itemData(i), str)]
         box.blockSignals(True)
         box.clear()
-        for name in session.profile_choices():
+        for name in names or [session.profile.name]:
             box.addItem(name, name)
         if found:
             from desktop.services.model_listing import entry_label
@@ -113,6 +122,21 @@ class Choices(QWidget):
                 box.addItem(f"+ {entry_label(entry)}", entry)
         box.setCurrentIndex(max(0, box.findData(session.profile.name)))
         box.blockSignals(False)
+
+    def _profiles_changed(self) -> None:
+        """The profiles file written by another process (a profile added or changed on the
+        command line): the list again, the profile Ctrl+J asks as the file now has it, and
+        the models found that are no profile yet looked for again."""
+        session = self.context.session
+        try:
+            changed = session.reload_profile()
+        except TiebreakError as exc:  # a file half-edited by hand: said, the list kept
+            self.context.say(f"the profiles were not read again: {exc}", 6000)
+            return
+        self._fill_profiles(self.found_models)
+        self._found.request()
+        if changed:
+            self.context.publish(Change(profile=True, judge=session.shown_judge is None))
 
     def _offer_found(self, found: list[FoundFile | FoundServerModel]) -> None:
         self.found_models = found

@@ -3,14 +3,18 @@ ways with its intervals (the judge alone, the humans alone, PPI++), the generato
 as a forest plot, the judge's calibration curve, the judge × human confusion matrix, and a
 jury's jurors. The charts are drawn off the GUI thread (``services/figure_charts``, SVG
 text from matplotlib) and painted by QtSvg; until new ones arrive the last ones stay, under
-a heading that says they are being computed. The dock is built the first time it is shown."""
+a heading that says they are being computed. The dock is built the first time it is shown.
+
+Each chart is drawn as many ems of the window's font wide as the dock's column holds and
+painted at the scale that makes its text the window's size: a resize of the dock or a new
+font size (Ctrl+plus) draws the charts again, from the figures already computed."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, QTimer
-from PySide6.QtGui import QAction
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QFontInfo
 from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
@@ -23,17 +27,23 @@ from PySide6.QtWidgets import (
 
 from desktop.domain.shown_text import shown
 from desktop.services.changes import Change
+from desktop.services.charts import TEXT
 from desktop.ui.context import WindowContext
 from desktop.ui.plain_text import PlainLabel
 from desktop.ui.shortcuts import Shortcuts
-from desktop.ui.workers import Refresher
+from desktop.ui.workers import Refresher, Work
 
 if TYPE_CHECKING:
     from desktop.services.figure_charts import WindowFigures
 
 
+NARROWEST = 24.0  # ems: a chart narrower than this is not drawn (the column scrolls)
+
+
 class FiguresPanel(QWidget):
     """A dimension chooser, a heading, and that dimension's charts one under another."""
+
+    resized = Signal()  # the column's width or the font changed: the charts' size with it
 
     def __init__(self, refresh: QPushButton) -> None:
         super().__init__()
@@ -49,6 +59,7 @@ class FiguresPanel(QWidget):
         self.scroller.setWidgetResizable(True)
         self.scroller.setWidget(self.charts)
         self.scroller.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self.scroller.viewport().installEventFilter(self)
         top = QHBoxLayout()
         top.addWidget(self.dimension, 1)
         top.addWidget(refresh)
@@ -57,9 +68,29 @@ class FiguresPanel(QWidget):
         layout.addWidget(self.heading)
         layout.addWidget(self.scroller, 1)
         self.figures: WindowFigures | None = None
+        self.scale = 1.0  # the charts' on screen: their text at the window's size
+
+    def chart_size(self) -> tuple[float, float]:
+        """The charts' width in ems of the window's font (what the column holds), and the
+        scale that paints their text at the window's size."""
+        pixels = max(1, QFontInfo(self.font()).pixelSize())
+        margins = self.column.contentsMargins()
+        room = self.scroller.viewport().width() - margins.left() - margins.right()
+        return max(NARROWEST, room / pixels), pixels / TEXT
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self.resized.emit()
+        return False
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.FontChange:
+            self.resized.emit()
+        super().changeEvent(event)
 
     def show_figures(self, figures: WindowFigures) -> None:
         self.figures = figures
+        self.scale = self.chart_size()[1]
         self.heading.setText(figures.heading)
         chosen = self.dimension.currentData()
         self.dimension.blockSignals(True)
@@ -87,7 +118,7 @@ class FiguresPanel(QWidget):
         from desktop.ui.svg_chart import SvgChart  # QtSvg: loaded when a chart is shown
 
         for svg in chosen.charts:
-            self.column.addWidget(SvgChart(svg))
+            self.column.addWidget(SvgChart(svg, self.scale))
         self.column.addStretch(1)  # what height is left goes under the charts
 
 
@@ -101,17 +132,48 @@ class FiguresDock(QObject):
         self.panel: FiguresPanel | None = None
         self.edit_timer = QTimer(self, singleShot=True, interval=600)
         self.edit_timer.timeout.connect(self.refresh)
+        self.resize_timer = QTimer(self, singleShot=True, interval=150)
+        self.resize_timer.timeout.connect(self._redraw)
         self._figures = Refresher(
             context.runner,
-            lambda: context.session.figures_work(),
+            lambda: context.session.figures_work(self._width()),
             self._show,
             self._failed,
             key=lambda: (context.session.path, context.session.rubric_name, self._judge()),
+        )
+        self._drawn = Refresher(
+            context.runner, self._redraw_work, self._show_redrawn, self._failed, self._width
         )
         context.changed.connect(self._changed)
 
     def _judge(self) -> object:
         return self.context.session.judge_model
+
+    def _width(self) -> float:
+        return self.panel.chart_size()[0] if self.panel is not None else 0.0
+
+    def _redraw(self) -> None:
+        """The charts drawn again at the column's width and the window's font, where the
+        figures shown were drawn for another."""
+        panel = self.panel
+        if panel is None or panel.figures is None or not self.is_open():
+            return
+        width, scale = panel.chart_size()
+        if abs(width - panel.figures.width) >= 0.5 or abs(scale - panel.scale) > 1e-6:
+            self._drawn.request()
+
+    def _redraw_work(self) -> Work:
+        figures, width = self.panel.figures if self.panel is not None else None, self._width()
+
+        def work(progress: object, cancel: object) -> WindowFigures | None:
+            return figures.redrawn(width) if figures is not None else None
+
+        return work
+
+    def _show_redrawn(self, figures: WindowFigures | None) -> None:
+        shown_ = self.panel.figures if self.panel is not None else None
+        if figures is not None and shown_ is not None and figures.source is shown_.source:
+            self._show(figures)  # the figures on screen, not older ones drawn again
 
     def bind(self, shortcuts: Shortcuts) -> None:
         self.action: QAction = shortcuts.bind_toggle("toggle_figures", self.show)
@@ -149,6 +211,7 @@ class FiguresDock(QObject):
         refresh.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         refresh.clicked.connect(self.refresh)
         self.panel = FiguresPanel(refresh)
+        self.panel.resized.connect(self.resize_timer.start)
         self.dock = QDockWidget("Figures", window)
         self.dock.setObjectName("figures")
         self.dock.setWidget(self.panel)
@@ -165,6 +228,7 @@ class FiguresDock(QObject):
     def _show(self, figures: WindowFigures | None) -> None:
         if figures is not None and self.panel is not None:
             self.panel.show_figures(figures)
+            self.resize_timer.start()  # the dock's width may have moved while they were drawn
 
     def _failed(self, message: str) -> None:
         if self.panel is not None:
