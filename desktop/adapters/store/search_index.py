@@ -9,12 +9,18 @@ made (``LIKE``: a substring, letters A to Z in either case, every other characte
 written), so the index only narrows the pairs read and the results are the scan's, to the
 pair. A text of one or two characters has no three-character piece: it is searched by
 reading every pair (``scan_search``), as before the index.
+
+Any text is a search. FTS5 reads its query as a C string (a NUL inside a quoted piece is
+"unterminated string"), so a piece holding a NUL is never asked of the index; a text with
+no other piece is a scan. A lone surrogate (half of a UTF-16 pair) is in no stored text
+(an import refuses one) and cannot be sent to SQLite: a text holding one finds nothing.
 """
 
 from __future__ import annotations
 
 from desktop.adapters.store.pair_reader import Condition
 from desktop.adapters.store.project import ProjectStore
+from desktop.domain.results import LONE_SURROGATE
 
 #: Shorter texts are not in the index (see the module's docstring).
 INDEXED_LENGTH = 3
@@ -33,23 +39,41 @@ def _like(text: str) -> str:
     return f"%{escaped}%"
 
 
+#: What a text no stored text can hold finds: nothing.
+_NOTHING = Condition("0", {})
+
+
+def _findable(text: str) -> bool:
+    """Whether some stored text may hold ``text`` (none holds a lone surrogate)."""
+    return LONE_SURROGATE.search(text) is None
+
+
 def scan_search(text: str) -> Condition:
     """The search by reading every pair: what texts shorter than three characters get,
     and the reference the indexed search is tested against."""
+    if not _findable(text):
+        return _NOTHING
     return Condition(
         f"({_LIKE} OR p.external_id = :c_text)", {"c_like": _like(text), "c_text": text}
     )
 
 
+def _pieces(text: str) -> list[str]:
+    """The three-character pieces of ``text`` the index can be asked for (none with a
+    NUL), each once, in order."""
+    found = (text[i : i + INDEXED_LENGTH] for i in range(len(text) - INDEXED_LENGTH + 1))
+    return list(dict.fromkeys(piece for piece in found if "\x00" not in piece))
+
+
 def indexed(text: str) -> bool:
     """Whether ``text`` can be searched through the index."""
-    return len(text) >= INDEXED_LENGTH
+    return bool(_pieces(text))
 
 
 def text_search(text: str) -> Condition:
     """Pairs whose instruction or responses contain ``text`` (A to Z in either case), or
     whose external id is ``text``: through the index where it can serve, else a scan."""
-    if not indexed(text):
+    if not indexed(text) or not _findable(text):
         return scan_search(text)
     # The index is asked only for pairs past the page before (read_pairs' ``:after``): a
     # common word's later pages do not collect its earlier matches again.
@@ -64,7 +88,7 @@ def text_search(text: str) -> Condition:
 def _match(text: str) -> str:
     """The index's query: every three-character piece of ``text`` (at most _MOST_PIECES,
     evenly spread), each a literal."""
-    pieces = list(dict.fromkeys(text[i : i + 3] for i in range(len(text) - 2)))
+    pieces = _pieces(text)
     if len(pieces) > _MOST_PIECES:  # evenly spread, first and last kept
         step = (len(pieces) - 1) / (_MOST_PIECES - 1)
         pieces = [pieces[round(i * step)] for i in range(_MOST_PIECES)]
@@ -76,6 +100,8 @@ def candidates(store: ProjectStore, text: str, after: int, limit: int) -> tuple[
     index's candidates, each to be checked with ``scan_search``) and the pairs whose
     external id is ``text``; and whether more may follow. Read window by window, a common
     word's first page needs only its first candidates, not all of them."""
+    if not _findable(text):
+        return [], False
     found = [
         r[0]
         for r in store.conn.execute(
