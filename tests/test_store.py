@@ -41,6 +41,7 @@ def test_new_project_is_wal_and_versioned(tmp_path: Path) -> None:
             "m006_samples",
             "m007_judge_seen",
             "m008_juries",
+            "m009_pairs_with_nul",
         ]
 
 

@@ -15,5 +15,6 @@ MIGRATION_NAMES = frozenset(
         "m006_samples",
         "m007_judge_seen",
         "m008_juries",
+        "m009_pairs_with_nul",
     }
 )
