@@ -42,6 +42,7 @@ def test_new_project_is_wal_and_versioned(tmp_path: Path) -> None:
             "m007_judge_seen",
             "m008_juries",
             "m009_review_marks",
+            "m010_pairs_with_nul",
         ]
 
 

@@ -1,6 +1,7 @@
 """The list's search text marked wherever it shows in the pair: in the instruction, the
 responses, the reference and the source, rendered or raw, as the search matched it
-(letters A to Z in either case, every other character as written).
+(letters A to Z in either case, every other character as written, a control character
+as the view shows it).
 
 Marks are written into each view's document as formats (desktop/ui/text_positions.py),
 never into its text; a view that shows a text anew (another pair, raw text, another part,
@@ -16,6 +17,7 @@ from collections.abc import Iterable
 from PySide6.QtGui import QColor, QTextCharFormat
 
 from desktop.ui.response_view import ResponseView
+from desktop.ui.shown_text import shown_char
 from desktop.ui.text_positions import document_spans
 
 _MARK = QTextCharFormat()
@@ -26,14 +28,21 @@ _MOST = 400  # marks per view: a one-letter search in a long answer stays respon
 
 
 def pattern(text: str) -> re.Pattern[str] | None:
-    """The search's rule as a regular expression (SQLite's LIKE: ASCII letters match in
-    either case, nothing else is folded); None for no search."""
+    """The search's rule as a regular expression (ASCII letters match in either case,
+    nothing else is folded; a control character as itself or as a view shows it, NUL as
+    ␀ raw and � rendered); None for no search."""
     if not text:
         return None
-    parts = [
-        f"[{c.lower()}{c.upper()}]" if c.isascii() and c.isalpha() else re.escape(c) for c in text
-    ]
-    return re.compile("".join(parts))
+    return re.compile("".join(_part(c) for c in text))
+
+
+def _part(c: str) -> str:
+    if c.isascii() and c.isalpha():
+        return f"[{c.lower()}{c.upper()}]"
+    # As raw text shows it (shown_text), and for a NUL as markdown does: CommonMark
+    # replaces it with U+FFFD.
+    shown = {c, shown_char(c), *(("\ufffd",) if c == "\x00" else ())}
+    return re.escape(c) if len(shown) == 1 else "[" + "".join(map(re.escape, sorted(shown))) + "]"
 
 
 class SearchMarks:

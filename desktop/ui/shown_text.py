@@ -31,6 +31,12 @@ _PICTURES = {c: 0x2400 + c for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)}
 _PICTURES.update({0x0D: 0x0A, 0x7F: 0x2421})
 
 
+def shown_char(char: str) -> str:
+    """The character a view shows for ``char`` (a control's symbol, NUL as ␀), so what
+    is searched is marked as shown."""
+    return char.translate(_PICTURES)
+
+
 def _attached(text: str, position: int) -> bool:
     """Whether a break before ``position`` would split what is drawn as one character (a
     letter and its accents, an emoji and its modifiers or joiners)."""

@@ -304,14 +304,24 @@ def reference_python(reference: Path) -> str:
 
 def as_reference_project(project: Path, out: Path, reference: Path, *, vacuum: bool = True) -> None:
     """A copy of ``project`` the reference checkout can open: the same pairs and verdicts,
-    without the schema steps it does not know (the search index, m005, for a checkout
-    from before it)."""
+    without the schema steps it does not know (the search index, m005, the reviewers'
+    marks, m009, and the pairs that hold a NUL, m010, for a checkout from before them)."""
     import sqlite3
 
     remove_db(out)
     with sqlite3.connect(project) as source, sqlite3.connect(out) as copy:
         source.backup(copy)
     schema = (reference / "desktop" / "adapters" / "store" / "schema.py").read_text()
+    if "m010_pairs_with_nul" not in schema:
+        with sqlite3.connect(out) as conn:
+            for trigger in ("insert", "delete", "update"):
+                conn.execute(f"DROP TRIGGER IF EXISTS pairs_with_nul_{trigger}")
+            conn.execute("DROP TABLE IF EXISTS pairs_with_nul")
+            conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm010_pairs_with_nul'")
+    if "m009_review_marks" not in schema:
+        with sqlite3.connect(out) as conn:
+            conn.execute("ALTER TABLE human_verdicts DROP COLUMN mark")
+            conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm009_review_marks'")
     if "m005_search_index" not in schema:
         with sqlite3.connect(out) as conn:
             for trigger in ("insert", "delete", "update"):

@@ -262,6 +262,36 @@ def m009_review_marks(db: Database) -> None:
     )
 
 
+@migrations()
+def m010_pairs_with_nul(db: Database) -> None:
+    """The pairs whose instruction or responses hold a NUL (``pairs_with_nul``), for the
+    list's search: SQLite's ``LIKE`` and the trigram index (m005) read a text as a C
+    string and stop at its first NUL, so these few pairs are checked by length-aware
+    functions instead (``search_index``). Triggers keep the table in step with every
+    insert, delete and change of a pair; a migration that rebuilds the pairs table must
+    fill it again. An existing project's pairs are looked through here, once."""
+    db.execute("CREATE TABLE pairs_with_nul (id INTEGER PRIMARY KEY)")
+    texts = ("instruction", "response_a", "response_b")
+    holds = " OR ".join(f"instr({{row}}.{column}, char(0))" for column in texts)
+    db.execute(
+        "CREATE TRIGGER pairs_with_nul_insert AFTER INSERT ON pairs"
+        f" WHEN {holds.format(row='new')} BEGIN"
+        " INSERT OR IGNORE INTO pairs_with_nul(id) VALUES (new.id); END"
+    )
+    db.execute(
+        "CREATE TRIGGER pairs_with_nul_delete AFTER DELETE ON pairs BEGIN"
+        " DELETE FROM pairs_with_nul WHERE id = old.id; END"
+    )
+    db.execute(
+        "CREATE TRIGGER pairs_with_nul_update AFTER UPDATE OF instruction, response_a,"
+        " response_b ON pairs BEGIN DELETE FROM pairs_with_nul WHERE id = old.id;"
+        f" INSERT INTO pairs_with_nul(id) SELECT new.id WHERE {holds.format(row='new')}; END"
+    )
+    db.execute(
+        f"INSERT INTO pairs_with_nul(id) SELECT id FROM pairs WHERE {holds.format(row='pairs')}"
+    )
+
+
 def known_migrations() -> frozenset[str]:
     """Names of every migration this release knows; a file with others is from a newer one."""
     return frozenset(

@@ -16,5 +16,6 @@ MIGRATION_NAMES = frozenset(
         "m007_judge_seen",
         "m008_juries",
         "m009_review_marks",
+        "m010_pairs_with_nul",
     }
 )

@@ -115,10 +115,20 @@ def with_oriented(
     return rejected, chosen, Verdict.B
 
 
-def parting_turn(where: str, a: Conversation, b: Conversation, column: str) -> int | None:
-    """The compared turn of two whole transcripts of one chat: the first assistant turn
-    at which they differ (None: the last, for two that never differ)."""
+def parting_turn(where: str, a: Conversation, b: Conversation, sides: tuple[str, str]) -> int:
+    """The compared turn of a preference record's two sides of one chat (each the whole
+    chat, or the prompt and a completion): the first assistant turn at which they differ,
+    so answers both sides share are context, never the compared pair. ``sides`` names the
+    file's fields for A's side and B's. Refused: sides that never differ in an answer both
+    have (one the same as the other, or one only going on where the other stops), which
+    hold no two answers to prefer between."""
     try:
-        return first_difference(a, b)
+        turn = first_difference(a, b)
     except ConversationError as exc:
-        raise ImportDataError(f"{where}: field {column!r}: {exc}") from None
+        raise ImportDataError(f"{where}: field {sides[1]!r}: {exc}") from None
+    if turn is None:
+        raise ImportDataError(
+            f"{where}: field {sides[1]!r}: no answer differs from {sides[0]!r} in the turns"
+            " both have, so there are no two answers to prefer between"
+        )
+    return turn

@@ -2,9 +2,9 @@
 ``\\n\\nHuman: `` and ``\\n\\nAssistant: `` turns, usually the same chat up to the last
 answer. Each is split into messages at those markers and nothing else, so joining them
 back gives the transcript byte for byte (``transcript``); the compared turn is the first
-answer at which the two differ. Which side is A follows from the two sides' content
-(``conversation_parts.with_oriented``); the preference becomes reviewer ``hh-rlhf``'s
-verdict on ``overall``.
+answer at which the two differ (two that never differ are refused). Which side is A
+follows from the two sides' content (``conversation_parts.with_oriented``); the
+preference becomes reviewer ``hh-rlhf``'s verdict on ``overall``.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ class HhRlhf(Shape):
 
     def read(self, where: str, fields: Mapping[str, Any], columns: Columns) -> ShapedRecord:
         chosen, rejected = (_side(where, fields.get(name), name) for name in _SIDES)
-        turn = parting_turn(where, chosen, rejected, "rejected")
+        turn = parting_turn(where, chosen, rejected, _SIDES)
         a, b, preferred = with_oriented(chosen, rejected)
         names = (
             {"conversation_a": "chosen", "conversation_b": "rejected"}

@@ -1,9 +1,10 @@
 """OpenAI's preference fine-tuning records: ``input.messages`` (the chat so far),
 ``preferred_output`` and ``non_preferred_output`` (each the assistant's message list).
-Each side is the input's messages and one output, compared at the output's first answer;
-the rest of ``input`` (``tools``, ``parallel_tool_calls``) is kept as metadata. Which side
-is A follows from the two sides' content (``conversation_parts.with_oriented``); the
-preference becomes reviewer ``openai-preference``'s verdict on ``overall``.
+Each side is the input's messages and one output, compared at the first answer where the
+outputs differ (two that never differ are refused); the rest of ``input`` (``tools``,
+``parallel_tool_calls``) is kept as metadata. Which side is A follows from the two sides'
+content (``conversation_parts.with_oriented``); the preference becomes reviewer
+``openai-preference``'s verdict on ``overall``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from desktop.domain.conversations import answers
 from desktop.domain.errors import ImportDataError
 from desktop.domain.import_shapes.base import Columns, FileVerdict, Shape, ShapedRecord
 from desktop.domain.import_shapes.conversation_parts import (
@@ -20,6 +20,7 @@ from desktop.domain.import_shapes.conversation_parts import (
     beside_columns,
     beside_fields,
     compared_fields,
+    parting_turn,
     side,
     with_oriented,
 )
@@ -56,7 +57,7 @@ class OpenAiPreference(Shape):
             if verdict == "A"
             else {"conversation_a": _SIDES[1], "conversation_b": _SIDES[0]}
         )
-        turn = len(answers(start)) + 1
+        turn = parting_turn(where, preferred, other, _SIDES)
         values: dict[str, Any] = beside_fields(where, fields, columns)
         values.update(compared_fields(where, a, b, turn, {**names, "turn": _SIDES[0]}))
         metadata = kept(fields, columns.members)

@@ -1,10 +1,11 @@
 """TRL preference records: ``prompt``, ``chosen`` and ``rejected``, in either of TRL's
 forms. Standard: three strings, a single-turn pair. Conversational: message lists, the
-prompt's messages followed by each completion's (compared at the completion's first
-answer). Implicit prompt: no ``prompt``, ``chosen`` and ``rejected`` each a whole
-conversation (compared at the first answer where they differ). Which side is A follows
-from the two sides' content (``conversation_parts.with_oriented``); the preference
-becomes reviewer ``trl``'s verdict on ``overall``.
+prompt's messages followed by each completion's. Implicit prompt: no ``prompt``,
+``chosen`` and ``rejected`` each a whole conversation. Every form is compared at the
+first answer where the two sides differ (answers they share before it are context), and a
+record whose sides never differ is refused. Which side is A follows from the two sides'
+content (``conversation_parts.with_oriented``); the preference becomes reviewer ``trl``'s
+verdict on ``overall``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from desktop.domain.conversations import Conversation, Message, answers
+from desktop.domain.conversations import Conversation, Message
 from desktop.domain.errors import ImportDataError
 from desktop.domain.import_shapes.base import Columns, FileVerdict, Shape, ShapedRecord
 from desktop.domain.import_shapes.conversation_parts import (
@@ -63,17 +64,14 @@ class Trl(Shape):
                 )
             a_side: Conversation = (Message("user", prompt), Message("assistant", chosen))
             b_side: Conversation = (Message("user", prompt), Message("assistant", rejected))
-            turn: int | None = 1
         else:
             start: Conversation = ()
             if prompt is not None:
                 start = side(where, prompt, asked or "prompt", encoded=False)
             a_side = start + side(where, chosen, "chosen", encoded=False)
             b_side = start + side(where, rejected, "rejected", encoded=False)
-            if prompt is not None:
-                turn = len(answers(start)) + 1
-            else:
-                turn = parting_turn(where, a_side, b_side, "rejected")
+        # Completions that share their first answer(s) part later: compared there.
+        turn = parting_turn(where, a_side, b_side, _SIDES)
         a, b, preferred = with_oriented(a_side, b_side)
         names = (
             {"conversation_a": "chosen", "conversation_b": "rejected"}
