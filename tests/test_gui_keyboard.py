@@ -191,7 +191,7 @@ def test_f1_and_readme_say_how_a_b_t_and_down_move(qtbot, window, monkeypatch) -
     shown: list[str] = []
     monkeypatch.setattr(dialogs, "inform", lambda parent, title, text: shown.append(text))
     press(qtbot, window, Qt.Key.Key_F1)
-    assert "A, B and T move to the next dimension; Down on the last one wraps" in shown[0]
+    assert "A, B, T and X move to the next dimension; Down on the last one wraps" in shown[0]
     readme = " ".join(README.read_text(encoding="utf-8").split())
     assert " ".join(HELP_NOTES.split()) in readme  # README says what F1 says
     press(qtbot, window, Qt.Key.Key_T)  # precision: tie, and on to correctness

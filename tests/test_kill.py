@@ -66,7 +66,7 @@ def stored_rows(path: Path) -> dict[tuple[int, str], tuple[Any, ...]]:
 
 def judge_command(project: Path, base_url: str) -> list[str]:
     return [
-        sys.executable, "-m", "desktop", "judge", str(project), "--rubric", RUBRIC,
+        sys.executable, "-m", "desktop", "judge", str(project), "--yes", "--rubric", RUBRIC,
         "--base-url", base_url, "--model", "test-model", "--concurrency", "6",
     ]  # fmt: skip
 

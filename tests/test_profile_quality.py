@@ -70,7 +70,7 @@ def test_a_judge_that_answers_by_position_is_found_out_and_judges_both_orders(
         assert main([*args, "--limit", "3"]) == 0
         assert len(generations(server)) - asked == 6  # both orders, without --swap
         asked = len(generations(server))
-        assert main([*args, "--limit", "2", "--one-order"]) == 0
+        assert main([*args, "--limit", "5", "--one-order"]) == 0
         assert len(generations(server)) - asked == 2
 
 

@@ -108,7 +108,7 @@ def test_header_cells_are_guarded_against_formulas(tmp_path: Path, hostile: Host
     hostile.succeeded(run)
     with out.open(newline="", encoding="utf-8") as fh:
         header = next(csv.reader(fh))
-    parts = ("model", "human", "final", "confidence", "preference", "consistent")
+    parts = ("model", "human", "source", "final", "confidence", "preference", "consistent")
     parts += ("reviewer", "mode", "time")  # who gave the human verdict, how and when
     assert [h for h in header if "-1" in h] == [f"'-1_{part}" for part in parts]
     assert "x_model" in header
