@@ -131,9 +131,8 @@ def test_reviewers_current_verdicts_with_their_notes_and_modes(store: ProjectSto
     assert mine.mine and mine.reviewed and mine.my_verdicts() == {"overall": Verdict.A}
     assert mine.my_notes() == {"overall": "line one\nline two\x1e"}
     assert mine.others() == {"overall": ["abe"]}
-    assert (
-        mine.human("overall") is Verdict.B
-    )  # one each way: the latest leads (abe's, given after ann's)
+    # one each way: a dispute, no label (before, the latest given led)
+    assert mine.human("overall") is None and mine.disputes() == ["overall"]
     assert mine.human("precision") is None  # a withdrawal no longer counts
     assert PairView(record, reviewer="abe").my_notes() == {"precision": "not sure"}
     row = list_rows(store, "r", "m", reviewer=odd)[0]
