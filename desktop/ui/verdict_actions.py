@@ -14,7 +14,7 @@ from PySide6.QtGui import QUndoStack
 from desktop.domain.errors import TiebreakError
 from desktop.domain.verdicts import GUI, Mark, Verdict
 from desktop.services.changes import Change
-from desktop.services.review_edits import Answer, ReviewState
+from desktop.services.review_edits import NO_ROW, Answer, ReviewState
 from desktop.ui import dialogs
 from desktop.ui.adjudication_dialog import AdjudicationDialog
 from desktop.ui.context import WindowContext
@@ -130,6 +130,18 @@ class VerdictActions(QObject):
             self.undo_stack.endMacro()
         return written
 
+    def _my_states(self) -> tuple[int, dict[str, ReviewState]] | None:
+        """The pair shown and the reviewer's state on each of its dimensions with a row
+        (None: no pair, or it could not be read, said in the status bar)."""
+        pair_id = self._pair_id()
+        if pair_id is None:
+            return None
+        try:
+            return pair_id, self.context.session.edits.states(pair_id)
+        except TiebreakError as exc:
+            self.context.error(str(exc))
+            return None
+
     def _pair_id(self) -> int | None:
         current = self.context.session.current
         return None if current is None else current.id
@@ -178,17 +190,13 @@ class VerdictActions(QObject):
         """W: decide later. The pair is marked skipped on the dimensions the reviewer has
         not decided; U comes back to it once the pairs not yet looked at are done."""
         session = self.context.session
-        pair_id = self._pair_id()
-        if pair_id is None:
+        mine = self._my_states()
+        if mine is None:
             return
-        try:
-            states = session.edits.states(pair_id)
-        except TiebreakError as exc:
-            self.context.error(str(exc))
-            return
+        pair_id, states = mine
         edits: list[Edit] = []
         for dim in session.dimensions:
-            before = states.get(dim, ReviewState())
+            before = states.get(dim, NO_ROW)
             if before.verdict is None and before.mark is not Mark.BROKEN:
                 edits.append((dim, before, ReviewState(None, Mark.SKIP, before.note, GUI)))
         if not edits:
@@ -203,14 +211,10 @@ class VerdictActions(QObject):
         marked broken on every dimension with the reason given, out of every figure and
         export. Pressed on a pair the reviewer marked broken, it takes the mark back."""
         session = self.context.session
-        pair_id = self._pair_id()
-        if pair_id is None:
+        mine = self._my_states()
+        if mine is None:
             return
-        try:
-            states = session.edits.states(pair_id)
-        except TiebreakError as exc:
-            self.context.error(str(exc))
-            return
+        pair_id, states = mine
         if any(s.mark is Mark.BROKEN for s in states.values()):
             edits = [
                 (dim, s, ReviewState(None, None, s.note, GUI))
@@ -231,7 +235,7 @@ class VerdictActions(QObject):
             return
         note = reason.strip()
         edits = [
-            (dim, states.get(dim, ReviewState()), ReviewState(None, Mark.BROKEN, note, GUI))
+            (dim, states.get(dim, NO_ROW), ReviewState(None, Mark.BROKEN, note, GUI))
             for dim in session.dimensions
         ]
         if self._push(pair_id, edits, "broken pair"):
