@@ -17,7 +17,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # The window's fixtures (project, server, window), for every test that asks for them by name.
 pytest_plugins = ("tests.gui_helpers",)
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
 SEEDS = SHARED / "seeds"
 ALPACA = SHARED / "data" / "alpaca_farm_ppo_human_vs_gpt4_annotations.json"
 
@@ -83,6 +84,11 @@ def _user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
     monkeypatch.setenv("OLLAMA_MODELS", str(home / "no-ollama"))
     monkeypatch.setenv("TIEBREAK_SERVER_PORTS", "ollama=0,lmstudio=0,llama.cpp=0")
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "tests.keyring_backends.MemoryKeyring")
+    # A command a test starts names that backend by module; the checkout comes first on its
+    # path, because ppi-python (a test extra) installs a top-level package named ``tests``
+    # too, which would otherwise hide ours from the child (CI sets no PYTHONPATH).
+    path = [str(REPO), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(dict.fromkeys(path)))
 
 
 @pytest.fixture
