@@ -178,7 +178,7 @@ def test_the_report_shows_the_figures_stats_computes(
         m = figures["win_rates"][which]
         shown = f"{100 * m['estimate']:.1f}% ({100 * m['lower']:.1f}–{100 * m['upper']:.1f})"
         assert shown in text, which
-    assert "intervals at 90%" in text
+    assert "intervalsat 90%" in text  # the header: intervals | at 90%
 
 
 def test_the_report_rates_the_generators_as_stats_does(

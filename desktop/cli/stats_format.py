@@ -3,28 +3,24 @@ dataclasses as they are)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from desktop.services.compare import Comparison
 from desktop.services.figure_formats import DASH, count, h2h, num, pct, win
 from desktop.services.figure_lines import matrix_lines
 from desktop.services.figures import (
     AGREEMENT,
-    PER_GENERATOR,
     WIN_RATES,
     WIN_RATES_TABLE,
     Column,
     block_lines,
     blocks,
-    by_name,
     grid,
     table,
 )
-from desktop.services.judge_bias_rows import COLUMNS as BIAS_COLUMNS
+from desktop.services.judge_bias_rows import HEADING as BIAS_HEADING
 from desktop.services.judge_bias_rows import OUTPUT_1_NOTE
+from desktop.services.judge_bias_rows import shown_columns as bias_columns
 from desktop.services.judges import JudgeRow
-from desktop.services.leaderboard import COLUMNS as LEADERBOARD
-from desktop.services.leaderboard import Leaderboard, name_columns
+from desktop.services.leaderboard import Leaderboard, shown_columns
 from desktop.services.ratings import COLUMNS as RATING_COLUMNS
 from desktop.services.ratings import HUMANS, GeneratorRatings
 from desktop.services.review_queue import QueueItem
@@ -118,19 +114,7 @@ def _bias_lines(stats: Stats) -> list[str]:
     rows = [r for r in stats.judge_biases if r.biases is not None]
     if not rows:
         return []
-    width = max(14, *(len(r.judge) + 1 for r in rows))
-    lead = (
-        Column("judge", "judge", -width, lambda r: r.judge, str, gap=0),
-        Column("dimension", "dimension", -14, lambda r: r.dimension, str, gap=0),
-    )
-    return [
-        "",
-        "the judges' biases, as AlpacaEval measures them: how often each prefers the longer"
-        " answer (of pairs whose answers differ by over 30 characters), the one with a list"
-        " (of pairs where one has a list), and output_1",
-        *grid((*lead, *BIAS_COLUMNS), rows),
-        OUTPUT_1_NOTE,
-    ]
+    return ["", BIAS_HEADING, *grid(bias_columns(rows), rows), OUTPUT_1_NOTE]
 
 
 def _dimension_details(d: DimensionStats) -> list[str]:
@@ -170,15 +154,9 @@ def leaderboard_lines(board: Leaderboard) -> list[str]:
         f"rubric {board.rubric} · judge {board.judge_model or 'none'} · one row per generator"
         " (model_b) against its baseline (model_a)"
     ]
-    columns = [*name_columns(board.rows), *LEADERBOARD]
-    if any(r.win_rates is not None and r.win_rates.humans is not None for r in board.rows):
-        first, *rest = by_name(WIN_RATES, PER_GENERATOR)
-        columns += [replace(first, gap=2), *rest]
-        level = f"{100 * (1 - board.alpha):g}%"
-        lines.append(
-            f"B's win rate by the judge alone, the humans alone and PPI++ (the reviewers"
-            f" correct the judge), {level} intervals, over each generator's pairs"
-        )
+    columns, three_ways = shown_columns(board)
+    if three_ways is not None:
+        lines.append(three_ways)
     for dim in dims:
         rows = [r for r in board.rows if r.dimension == dim]
         lines += ["", *([f"{dim}:"] if len(dims) > 1 else []), *grid(columns, rows)]

@@ -95,6 +95,14 @@ OUTPUT_1_NOTE = (
 )
 
 
+#: The sentence above the table.
+HEADING = (
+    "the judges' biases, as AlpacaEval measures them: how often each prefers the longer"
+    " answer (of pairs whose answers differ by over 30 characters), the one with a list"
+    " (of pairs where one has a list), and output_1"
+)
+
+
 def _biases(attribute: str) -> Callable[[JudgeBiasRow], Any]:
     return lambda r: None if r.biases is None else getattr(r.biases, attribute)
 
@@ -109,3 +117,13 @@ COLUMNS: tuple[Column, ...] = (
     Column("preferences", "verdicts", 9, _biases("preferences"), count),
     Column("order_seen", "order seen", -10, _biases("order_seen"), lambda v: v or "", gap=2),
 )
+
+
+def shown_columns(rows: list[JudgeBiasRow]) -> tuple[Column, ...]:
+    """The table's columns, the judge's and the dimension's first, as wide as their names."""
+    width = max(14, *(len(r.judge) + 1 for r in rows))
+    return (
+        Column("judge", "judge", -width, lambda r: r.judge, str, gap=0),
+        Column("dimension", "dimension", -14, lambda r: r.dimension, str, gap=0),
+        *COLUMNS,
+    )

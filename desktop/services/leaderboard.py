@@ -13,7 +13,7 @@ weighted by the rubric's latest sample as ``stats`` weights it.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING
 
 from desktop.adapters.store.pair_reader import FIGURE_COLUMNS, PairQuery, read_pairs
@@ -25,7 +25,7 @@ from desktop.domain.pair_view import PairView
 from desktop.services.figure_fits import DEFAULT_ALPHA, WinRatesFit, fit_context
 from desktop.services.figure_formats import DASH, num4, plain
 from desktop.services.figure_sources import Finish, pair_facts
-from desktop.services.figures import Column
+from desktop.services.figures import PER_GENERATOR, WIN_RATES, Column, by_name
 from desktop.services.rubric_choice import Judge, dimensions_of, pick_judge
 
 if TYPE_CHECKING:
@@ -73,6 +73,21 @@ class Leaderboard:
     judge_model: str | None
     rows: list[LeaderboardRow]  # per dimension, best win rate first
     alpha: float = DEFAULT_ALPHA  # the win rates' intervals are at level 1 - alpha
+
+
+def shown_columns(board: Leaderboard) -> tuple[list[Column], str | None]:
+    """The columns `stats --by model` and the report show: the names, AlpacaEval's figures
+    and, where reviewers gave verdicts, B's win rate three ways, with the sentence that
+    says what those are (None where they are not shown)."""
+    columns = [*name_columns(board.rows), *COLUMNS]
+    if not any(r.win_rates is not None and r.win_rates.humans is not None for r in board.rows):
+        return columns, None
+    first, *rest = by_name(WIN_RATES, PER_GENERATOR)
+    level = f"{100 * (1 - board.alpha):g}%"
+    return [*columns, replace(first, gap=2), *rest], (
+        "B's win rate by the judge alone, the humans alone and PPI++ (the reviewers correct"
+        f" the judge), {level} intervals, over each generator's pairs"
+    )
 
 
 def leaderboard(

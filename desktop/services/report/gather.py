@@ -1,6 +1,7 @@
 """The figures a report shows: for each rubric, each judge with answers and each jury kept,
-`stats`' figures (``services.stats.rubric_stats``) and a jury's own (``jury_stats``); and
-the ratings of the generators from each judge's verdicts and from the reviewers'
+`stats`' figures (``services.stats.rubric_stats``), a jury's own (``jury_stats``) and the
+judge's leaderboard, one row per generator (``services.leaderboard``, as `stats --by model`
+gives it); and the ratings of the generators from each judge's verdicts and from the reviewers'
 (``services.ratings``, sandwich intervals: a report is made in seconds, and Arena's own
 intervals are these)."""
 
@@ -15,6 +16,7 @@ from desktop.adapters.store.rubrics import rubric_names
 from desktop.services.figure_charts import source_ratings
 from desktop.services.juries import jury_names
 from desktop.services.jury_stats import JuryStats, jury_stats
+from desktop.services.leaderboard import Leaderboard, leaderboard
 from desktop.services.ratings import GeneratorRatings
 from desktop.services.rubric_choice import require_rubric
 from desktop.services.stats import Stats, rubric_stats
@@ -24,6 +26,7 @@ from desktop.services.stats import Stats, rubric_stats
 class JudgeFigures:
     stats: Stats  # its judge_model: the judge's (or jury's) name; None: no judge yet
     jury: JuryStats | None  # a jury's own figures
+    board: Leaderboard | None  # one row per generator and baseline; None: no judge yet
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,8 @@ def gather(
         figures = []
         for judge in judges or [None]:  # a rubric with reviewers' verdicts only
             stats = rubric_stats(store, rubric, judge, seed=seed, alpha=alpha)
-            figures.append(JudgeFigures(stats, jury_stats(store, rubric, judge)))
+            board = None if judge is None else leaderboard(store, rubric, judge, alpha=alpha)
+            figures.append(JudgeFigures(stats, jury_stats(store, rubric, judge), board))
             done += 1
             if progress is not None:
                 progress(done)

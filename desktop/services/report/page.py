@@ -8,19 +8,28 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
+from desktop import __version__
 from desktop.domain.shown_text import shown
 from desktop.services import charts
 from desktop.services.figure_charts import judge_charts, jury_charts, ratings_chart
+from desktop.services.figure_formats import num, pct
 from desktop.services.figures import AGREEMENT, WIN_RATES, Column
+from desktop.services.judge_bias_rows import HEADING as BIAS_HEADING
+from desktop.services.judge_bias_rows import OUTPUT_1_NOTE
+from desktop.services.judge_bias_rows import shown_columns as bias_columns
+from desktop.services.leaderboard import shown_columns as board_columns
 
 if TYPE_CHECKING:
     from markupsafe import Markup
 
+    from desktop.services.figure_votes import VoteAgreementRow
     from desktop.services.jury_stats import JuryStats
+    from desktop.services.leaderboard import Leaderboard
     from desktop.services.report.gather import JudgeFigures, RubricFigures
-    from desktop.services.stats import DimensionStats, Stats
+    from desktop.services.stats import DimensionStats, Section, Stats
 
 
 @dataclass
@@ -49,6 +58,128 @@ def _table(figures: Sequence[Column], dims: Sequence[DimensionStats]) -> _Table:
     return table
 
 
+def _grid(columns: Sequence[Column], rows: Sequence[Any]) -> _Table:
+    """A table of columns alone (``figures.grid``'s, as HTML cells)."""
+    return _Table(
+        [c.label for c in columns], [[shown(c.text(c.value(r))) for c in columns] for r in rows]
+    )
+
+
+def _framing(o: Section) -> str:
+    """What a win rate of this section compares, true of its pairs: one generator against
+    one baseline, several against one, or models in both places with no baseline (Arena's
+    and MT-bench's votes), where B's share is no model's own figure."""
+    if o.baseline is not None and o.generator is not None:
+        return (
+            f"Every pair has {shown(o.generator)} as B and {shown(o.baseline)} as A: each win"
+            f" rate is {shown(o.generator)}'s against {shown(o.baseline)}, a tie counting half."
+        )
+    if o.baseline is not None:
+        return (
+            f"The pairs set {o.generators:,} generators (B) against one baseline,"
+            f" {shown(o.baseline)} (A): a win rate here pools all {o.generators:,}; the table"
+            " by generator gives each its own, a tie counting half."
+        )
+    if o.generators == 0:
+        return (
+            "The pairs do not name their models: each win rate is response B's against"
+            " response A, a tie counting half."
+        )
+    return (
+        "The pairs compare models in both places, with no single baseline (as Arena's and"
+        " MT-bench's votes do): a win rate here is how often the response shown as B won,"
+        " pooled over every pair of models, which is no model's own figure; the table by"
+        " generator and the ratings give the figures model by model."
+    )
+
+
+def _board(board: Leaderboard | None) -> dict[str, object] | None:
+    """The judge's leaderboard, one table per dimension (``stats --by model``'s columns)."""
+    if board is None or not board.rows:
+        return None
+    columns, three_ways = board_columns(board)
+    dims = list(dict.fromkeys(r.dimension for r in board.rows))
+    tables = [
+        {
+            "dimension": shown(dim),
+            "table": _grid(columns, [r for r in board.rows if r.dimension == dim]),
+        }
+        for dim in dims
+    ]
+    return {"note": three_ways, "tables": tables, "named": len(dims) > 1}
+
+
+def _votes(rows: Sequence[VoteAgreementRow] | None, *, judge: bool) -> list[list[str]]:
+    """Agreement between votes as FastChat counts it: among reviewers, or the judge's."""
+    out = []
+    for r in rows or ():
+        if r.judge != judge:
+            continue
+        who = "reviewers" if r.reviewers == "all" else f"reviewers {r.reviewers}_*"
+        out.append(
+            [
+                str(r.turn),
+                shown(f"judge and {who}" if judge else who),
+                f"{r.agree:,} of {r.total:,} ({pct(r.ratio)})",
+                f"{r.agree_without_ties:,} of {r.total_without_ties:,}"
+                f" ({pct(r.ratio_without_ties)})",
+            ]
+        )
+    return out
+
+
+_VOTE_HEAD = ["turn", "between", "with ties", "without ties"]
+
+
+def _reviewers(stats: Stats) -> dict[str, object] | None:
+    """Agreement among the reviewers (it is the same under every judge): per dimension,
+    the chance-corrected figures and, for votes data, every two votes as FastChat counts
+    them."""
+    table = _Table(
+        [
+            "dimension",
+            "reviewers",
+            "pairs",
+            "verdicts",
+            "Cohen's κ",
+            "Fleiss' κ",
+            "Krippendorff's α",
+            "leave-one-out agreement",
+        ]
+    )
+    votes = []
+    for d in stats.overall.dimensions:
+        r = d.reviewers
+        if r is not None:
+            names = ", ".join(r.reviewers[:6]) + (", …" if len(r.reviewers) > 6 else "")
+            table.rows.append(
+                [
+                    shown(d.dimension),
+                    shown(f"{len(r.reviewers)} ({names})"),
+                    f"{r.pairs:,}",
+                    f"{r.verdicts:,}",
+                    num(r.cohen_kappa),
+                    num(r.fleiss_kappa),
+                    num(r.krippendorff_alpha),
+                    pct(r.loo_agreement),
+                ]
+            )
+        if rows := _votes(d.vote_agreement, judge=False):
+            votes.append({"dimension": shown(d.dimension), "rows": rows})
+    if not table.rows and not votes:
+        return None
+    return {"table": table if table.rows else None, "votes": votes, "head": _VOTE_HEAD}
+
+
+def _biases(stats: Stats) -> dict[str, object] | None:
+    """Every judge's biases, as `stats` gives them (one row per judge and dimension)."""
+    rows = [r for r in stats.judge_biases if r.biases is not None]
+    if not rows:
+        return None
+    heading = f"{BIAS_HEADING[0].upper()}{BIAS_HEADING[1:]}."
+    return {"heading": heading, "table": _grid(bias_columns(rows), rows), "note": OUTPUT_1_NOTE}
+
+
 def _judge(j: JudgeFigures, chart: _Charts, alpha: float) -> dict[str, object]:
     stats = j.stats
     name = shown(stats.judge_model or "no judge yet")
@@ -66,12 +197,33 @@ def _judge(j: JudgeFigures, chart: _Charts, alpha: float) -> dict[str, object]:
         counts += f" {shown(stats.sample.note)}."
     if (note := o.labels_note(included=stats.include_accepted)) is not None:
         counts += f" {note[0].upper()}{note[1:]}."
+    if stats.judge_model is None:
+        against = (
+            "No judge has answered for this rubric yet: nothing to hold against the reviewers."
+        )
+    elif not any(d.vs_human.n for d in dims):
+        against = (
+            "No pair has both this judge's verdict and a reviewer's: nothing to hold the"
+            " judge against yet."
+        )
+    else:
+        against = None
+    votes = [
+        {"dimension": shown(d.dimension), "rows": rows}
+        for d in dims
+        if (rows := _votes(d.vote_agreement, judge=True))
+    ]
     return {
         "name": name,
         "counts": counts,
+        "framing": _framing(o),
         "jury": _jury(j.jury, chart) if j.jury is not None else None,
-        "agreement": _table(AGREEMENT, dims),
-        "win_rates": _table(WIN_RATES, dims),
+        "agreement": None if against else _table(AGREEMENT, dims),
+        "against": against,
+        "win_rates": _table(WIN_RATES, [d for d in dims if d.win_rates is not None]),
+        "board": _board(j.board),
+        "votes": votes,
+        "vote_head": _VOTE_HEAD,
         "dimensions": parts,
     }
 
@@ -103,24 +255,33 @@ def _ratings(r: RubricFigures, chart: _Charts) -> list[Markup]:
     return [chart(ratings_chart(g)) for g in r.ratings]
 
 
-def page(project: str, figures: Sequence[RubricFigures], *, alpha: float) -> tuple[str, int]:
-    """The page's HTML, and how many charts it holds."""
+def page(
+    project: str, figures: Sequence[RubricFigures], *, alpha: float, made: datetime
+) -> tuple[str, int]:
+    """The page's HTML, and how many charts it holds; ``made``: when, said in its header."""
     import jinja2
 
     chart = _Charts()
     rubrics = []
     for r in figures:
+        first = r.judges[0].stats
         rubrics.append(
             {
                 "name": shown(r.rubric),
                 "overview": _overview(r, chart),
                 "ratings": _ratings(r, chart),
+                "reviewers": _reviewers(first),
+                "biases": _biases(first),
                 "judges": [_judge(j, chart, alpha) for j in r.judges],
             }
         )
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     text = env.from_string(TEMPLATE).render(
-        project=shown(project), rubrics=rubrics, level=f"{100 * (1 - alpha):g}%"
+        project=shown(project),
+        rubrics=rubrics,
+        level=f"{100 * (1 - alpha):g}%",
+        made=made.strftime("%Y-%m-%d %H:%M %Z").strip(),
+        version=__version__,
     )
     return text, chart.made
 
@@ -144,12 +305,25 @@ th { background: #f2f5f9; }
 .charts { display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }
 .charts svg { max-width: 100%; height: auto; }
 nav ul { columns: 2; }
+table.header th { background: none; text-align: left; color: #555; font-weight: normal; }
+table.header td { text-align: left; }
 </style>
 </head>
 <body>
-<h1>Tiebreak report</h1>
-<p class="note">{{ project }} · every win rate is B's (the generator's) against A (the
-baseline), a tie counting half; intervals at {{ level }}.</p>
+{% macro rows(head, cells) %}<table><tr>{% for h in head %}<th>{{ h }}</th>{% endfor %}</tr>
+{% for row in cells %}<tr>{% for c in row %}<td>{{ c }}</td>{% endfor %}</tr>{% endfor %}
+</table>{% endmacro %}
+{% macro grid(t) %}{{ rows(t.head, t.rows) }}{% endmacro %}
+<h1>Tiebreak report: {{ project }}</h1>
+<table class="header">
+<tr><th>project</th><td>{{ project }}</td></tr>
+{% for r in rubrics %}<tr><th>{{ "rubrics" if loop.first and rubrics | length > 1
+  else "rubric" if loop.first else "" }}</th>
+<td>{{ r.name }}: {% for j in r.judges %}{{ "judge " if loop.first }}{{ j.name }}
+{{- ", " if not loop.last }}{% endfor %}</td></tr>{% endfor %}
+<tr><th>made</th><td>{{ made }} by Tiebreak {{ version }}</td></tr>
+<tr><th>intervals</th><td>at {{ level }}</td></tr>
+</table>
 <nav><ul>
 {% for r in rubrics %}{% set ri = loop.index %}
 <li><a href="#r{{ ri }}">rubric {{ r.name }}</a>:
@@ -164,20 +338,33 @@ baseline), a tie counting half; intervals at {{ level }}.</p>
 <div class="charts">{% for c in r.overview %}{{ c }}{% endfor %}</div>{% endif %}
 {% if r.ratings %}<h4>Ratings across generators</h4>
 <div class="charts">{% for c in r.ratings %}{{ c }}{% endfor %}</div>{% endif %}
+{% if r.reviewers %}<h4>Agreement among the reviewers</h4>
+{% if r.reviewers.table %}{{ grid(r.reviewers.table) }}{% endif %}
+{% for v in r.reviewers.votes %}<p class="note">{{ v.dimension }}: every two votes on one
+question, model pair (in either order) and turn, as FastChat counts them for MT-bench.</p>
+{{ rows(r.reviewers.head, v.rows) }}{% endfor %}{% endif %}
+{% if r.biases %}<h4>The judges' biases</h4>
+<p class="note">{{ r.biases.heading }}</p>
+{{ grid(r.biases.table) }}
+<p class="note">{{ r.biases.note }}.</p>{% endif %}
 {% for j in r.judges %}
 <section id="r{{ ri }}-j{{ loop.index }}">
 <h3>{{ r.name }} · judge {{ j.name }}</h3>
 {% if j.jury %}<p class="note">A jury: the {{ j.jury.rule }} of {{ j.jury.jurors | join(", ") }}.
 </p>{% endif %}
 <p class="note">{{ j.counts }}</p>
-<h4>B's win rate three ways</h4>
-<table><tr>{% for h in j.win_rates.head %}<th>{{ h }}</th>{% endfor %}</tr>
-{% for row in j.win_rates.rows %}<tr>{% for c in row %}<td>{{ c }}</td>{% endfor %}</tr>{% endfor %}
-</table>
+<p class="note">{{ j.framing }}</p>
+{% if j.win_rates.rows %}<h4>B's win rate three ways</h4>
+{{ grid(j.win_rates) }}{% endif %}
+{% if j.board %}<h4>By generator: one row per generator (B) against its baseline (A)</h4>
+{% if j.board.note %}<p class="note">{{ j.board.note }}.</p>{% endif %}
+{% for t in j.board.tables %}{% if j.board.named %}<p class="note">{{ t.dimension }}</p>{% endif %}
+{{ grid(t.table) }}{% endfor %}{% endif %}
 <h4>The judge against the reviewers</h4>
-<table><tr>{% for h in j.agreement.head %}<th>{{ h }}</th>{% endfor %}</tr>
-{% for row in j.agreement.rows %}<tr>{% for c in row %}<td>{{ c }}</td>{% endfor %}</tr>{% endfor %}
-</table>
+{% if j.agreement %}{{ grid(j.agreement) }}{% else %}<p class="note">{{ j.against }}</p>{% endif %}
+{% for v in j.votes %}<p class="note">{{ v.dimension }}: the judge's vote against each
+reviewer's on the same question, model pair and turn, as FastChat counts it.</p>
+{{ rows(j.vote_head, v.rows) }}{% endfor %}
 {% for d in j.dimensions %}{% if d.charts %}
 <h4>{{ d.dimension }}</h4>
 <div class="charts">{% for c in d.charts %}{{ c }}{% endfor %}</div>

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from desktop.adapters.formats.atomic import atomic_text_file, check_target
@@ -38,7 +39,7 @@ def write_report(
     if not target.parent.is_dir():
         raise TiebreakError(f"{out.parent if str(out.parent) else '.'}: no such folder")
     figures = gather(store, rubrics, alpha=alpha, seed=seed, progress=progress)
-    text, charts = page(store.path.name, figures, alpha=alpha)
+    text, charts = page(store.path.name, figures, alpha=alpha, made=datetime.now(UTC))
     store.ensure_read_whole()  # figures of two files are no report: nothing is written
     with atomic_text_file(out, keep=store.path) as fh:
         fh.write(text)
