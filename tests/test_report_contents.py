@@ -101,6 +101,14 @@ def _by_generator(data: dict) -> Reply:
     return Reply(content=verdict, top_logprobs={verdict: math.log(0.7), other: math.log(0.3)})
 
 
+def judged_by_ranker(project: Path) -> None:
+    """Every pair judged through the command line by the test server as profile ranker."""
+    with OpenAIServer(responder=_by_generator) as server:
+        args = ["profile", "add", "ranker", "--base-url", server.base_url, "--model", "ranker"]
+        assert main([*args, "--no-key"]) == 0
+        assert main(["judge", str(project), "--rubric", RUBRIC, "--profile", "ranker"]) == 0
+
+
 @pytest.fixture
 def pooled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Three generators against one baseline, 30 pairs each, judged; two reviewers give
@@ -122,10 +130,7 @@ def pooled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ]
     with open_project(project) as store:
         import_file(store, write_jsonl(folder / "pairs.jsonl", rows))
-    with OpenAIServer(responder=_by_generator) as server:
-        args = ["profile", "add", "ranker", "--base-url", server.base_url, "--model", "ranker"]
-        assert main([*args, "--no-key"]) == 0
-        assert main(["judge", str(project), "--rubric", RUBRIC, "--profile", "ranker"]) == 0
+    judged_by_ranker(project)
     with open_project(project) as store:
         for n, g in enumerate(GENERATORS):
             for i in range(1, 31, 3):
@@ -253,10 +258,7 @@ def test_a_judge_without_reviews_has_no_empty_table_of_agreement(
     ]
     with open_project(project) as store:
         import_file(store, write_jsonl(tmp_path / "pairs.jsonl", rows))
-    with OpenAIServer(responder=_by_generator) as server:
-        args = ["profile", "add", "ranker", "--base-url", server.base_url, "--model", "ranker"]
-        assert main([*args, "--no-key"]) == 0
-        assert main(["judge", str(project), "--rubric", RUBRIC, "--profile", "ranker"]) == 0
+    judged_by_ranker(project)
     text, tables = report(project, tmp_path / "r.html")
     assert "Every pair has gen-x as B and base as A: each win rate is gen-x's against base" in text
     assert "No pair has both this judge's verdict and a reviewer's" in text

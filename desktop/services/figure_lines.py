@@ -10,6 +10,7 @@ from desktop.services.figure_formats import num, pct, win
 
 if TYPE_CHECKING:
     from desktop.services.figure_sources import DimensionFigures
+    from desktop.services.figure_votes import VoteAgreementRow
 
 
 def human_win(d: DimensionFigures) -> list[str]:
@@ -48,7 +49,7 @@ def reviewers(d: DimensionFigures) -> list[str]:
     r = d.reviewers
     if r is None:
         return []
-    names = ", ".join(r.reviewers[:6]) + (", …" if len(r.reviewers) > 6 else "")
+    names = reviewer_names(r.reviewers)
     lines = [
         f"{d.dimension}: {len(r.reviewers)} reviewers ({names}); {r.pairs:,} pairs with 2 or"
         f" more verdicts, {r.verdicts:,} verdicts",
@@ -103,11 +104,22 @@ def vote_agreement(d: DimensionFigures) -> list[str]:
         f"  {'turn':>4}  {'between':<28} {'with ties':<22} without ties",
     ]
     for r in rows:
-        who = "reviewers" if r.reviewers == "all" else f"reviewers {r.reviewers}_*"
-        between = f"judge and {who}" if r.judge else who
-        with_ties = f"{r.agree:,} of {r.total:,} ({pct(r.ratio)})"
-        without = (
-            f"{r.agree_without_ties:,} of {r.total_without_ties:,} ({pct(r.ratio_without_ties)})"
-        )
+        between, with_ties, without = vote_cells(r)
         lines.append(f"  {r.turn:>4}  {between:<28} {with_ties:<22} {without}")
     return lines
+
+
+def vote_cells(r: VoteAgreementRow) -> tuple[str, str, str]:
+    """Whose votes a row compares, and its counts with ties and without (the command's
+    lines and the report's table)."""
+    who = "reviewers" if r.reviewers == "all" else f"reviewers {r.reviewers}_*"
+    return (
+        f"judge and {who}" if r.judge else who,
+        f"{r.agree:,} of {r.total:,} ({pct(r.ratio)})",
+        f"{r.agree_without_ties:,} of {r.total_without_ties:,} ({pct(r.ratio_without_ties)})",
+    )
+
+
+def reviewer_names(names: list[str]) -> str:
+    """The first six reviewers' names, an ellipsis for the rest."""
+    return ", ".join(names[:6]) + (", …" if len(names) > 6 else "")

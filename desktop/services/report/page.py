@@ -16,6 +16,7 @@ from desktop.domain.shown_text import shown
 from desktop.services import charts
 from desktop.services.figure_charts import judge_charts, jury_charts, ratings_chart
 from desktop.services.figure_formats import num, pct
+from desktop.services.figure_lines import reviewer_names, vote_cells
 from desktop.services.figures import AGREEMENT, WIN_RATES, Column
 from desktop.services.judge_bias_rows import HEADING as BIAS_HEADING
 from desktop.services.judge_bias_rows import OUTPUT_1_NOTE
@@ -115,16 +116,7 @@ def _votes(rows: Sequence[VoteAgreementRow] | None, *, judge: bool) -> list[list
     for r in rows or ():
         if r.judge != judge:
             continue
-        who = "reviewers" if r.reviewers == "all" else f"reviewers {r.reviewers}_*"
-        out.append(
-            [
-                str(r.turn),
-                shown(f"judge and {who}" if judge else who),
-                f"{r.agree:,} of {r.total:,} ({pct(r.ratio)})",
-                f"{r.agree_without_ties:,} of {r.total_without_ties:,}"
-                f" ({pct(r.ratio_without_ties)})",
-            ]
-        )
+        out.append([str(r.turn), *(shown(c) for c in vote_cells(r))])
     return out
 
 
@@ -151,11 +143,10 @@ def _reviewers(stats: Stats) -> dict[str, object] | None:
     for d in stats.overall.dimensions:
         r = d.reviewers
         if r is not None:
-            names = ", ".join(r.reviewers[:6]) + (", …" if len(r.reviewers) > 6 else "")
             table.rows.append(
                 [
                     shown(d.dimension),
-                    shown(f"{len(r.reviewers)} ({names})"),
+                    shown(f"{len(r.reviewers)} ({reviewer_names(r.reviewers)})"),
                     f"{r.pairs:,}",
                     f"{r.verdicts:,}",
                     num(r.cohen_kappa),
