@@ -1,18 +1,18 @@
 """A judge's biases equal AlpacaEval's own figures on the same annotations.
 
-The reference is AlpacaEval's code, ported here unchanged in substance because the package
-cannot be imported without its heavy dependencies: ``Analyzer.get_length_biases``,
-``Analyzer.get_list_biases`` and "Proba. prefer 1" of ``get_metrics_evaluator`` from
-tatsu-lab/alpaca_eval ``src/alpaca_eval/analyze.py`` (commit
-039ccaafbb0695fc1db919baf2b77363fb82eca8), ``contains_list`` from ``src/alpaca_eval/utils.py``
-(commit 03d0868ca030f3a4b5c9da02c60660be9015f990), and ``_get_longest_predictor``
-(analyze.py) as a second judge. Apache-2.0.
+The reference is the package itself, alpaca-eval 0.6.6 (PyPI, a test extra), the release
+whose list rule Tiebreak follows (``utils.contains_list`` became line-anchored in August
+2024, in 0.6.6): ``Analyzer.get_length_biases`` and ``Analyzer.get_list_biases`` of
+``alpaca_eval.analyze`` and its "Proba. prefer 1" (``2 - preference.mean()`` in
+``get_metrics_evaluator``). ``Analyzer()`` loads its gold annotations from the network,
+so the tests call those methods on an analyzer without them (they read only ``keys`` and
+``annotation_key``). ``_get_longest_predictor`` (analyze.py) is copied as a second judge.
 """
 
 from __future__ import annotations
 
 import json
-import re
+import time
 
 import numpy as np
 import pytest
@@ -37,52 +37,39 @@ FILES = {
     "gpt4": SHARED / "data" / "alpaca_farm_ppo_human_vs_gpt4_annotations.json",
 }
 KEYS = ["instruction", "output_1", "output_2"]
+RELEASE = "0.6.6"
 
-# ---- AlpacaEval's code (see the module docstring) -------------------------------------
-
-
-def alpaca_contains_list(text):
-    bullet_point_pattern = r"(\s*•\s*|\s*\*\s*)(\w+)"
-    number_list_pattern = r"(\s*\d+\.|\s*\d+\))\s*(\w+)"
-    alpha_list_pattern = r"(\s*[a-zA-Z]\.|\s*[a-zA-Z]\))\s*(\w+)"
-    dash_list_pattern = r"(\s*-\s*)(\w+)"
-    patterns = [bullet_point_pattern, number_list_pattern, alpha_list_pattern, dash_list_pattern]
-    return any(re.search(pattern, text) for pattern in patterns)
+# ---- AlpacaEval's code, run from its package ------------------------------------------
 
 
-def alpaca_length_bias(annotations, significant_delta_length=30):
-    df = annotations.drop_duplicates(subset=KEYS).copy()
-    df["best_output"] = np.where(
-        df["preference"].between(1, 1.5, inclusive="left"), df.output_1, df.output_2
-    )
-    df["worse_output"] = np.where(
-        df["preference"].between(1.5, 2, inclusive="right"), df.output_1, df.output_2
-    )
-    df["best_output_length"] = df["best_output"].apply(len)
-    df["worse_output_length"] = df["worse_output"].apply(len)
-    df["one_is_longer"] = (
-        df["best_output_length"] - df["worse_output_length"]
-    ).abs() > significant_delta_length
-    df["is_prefer_longer"] = df["best_output_length"] > df["worse_output_length"]
-    prefer_longer = df[df["one_is_longer"] & df["is_prefer_longer"]].shape[0]
-    total_one_is_longer = df[df["one_is_longer"]].shape[0]
-    return prefer_longer / total_one_is_longer
+def _alpaca():
+    """alpaca_eval's ``analyze`` and ``utils``, the release these tests name."""
+    from importlib.metadata import version
+
+    analyze = pytest.importorskip("alpaca_eval.analyze")
+    utils = pytest.importorskip("alpaca_eval.utils")
+    assert version("alpaca-eval") == RELEASE, "the figures follow alpaca-eval " + RELEASE
+    return analyze, utils
+
+
+def _analyzer():
+    analyze, _ = _alpaca()
+    analyzer = analyze.Analyzer.__new__(analyze.Analyzer)
+    analyzer.keys = list(KEYS)
+    analyzer.annotation_key = "preference"
+    return analyzer
+
+
+def alpaca_contains_list(text: str) -> bool:
+    return bool(_alpaca()[1].contains_list(text))
+
+
+def alpaca_length_bias(annotations):
+    return _analyzer().get_length_biases(annotations)["probability_prefer_longer"]
 
 
 def alpaca_list_bias(annotations):
-    df = annotations.drop_duplicates(subset=KEYS).copy()
-    df["best_output"] = np.where(
-        df["preference"].between(1, 1.5, inclusive="left"), df.output_1, df.output_2
-    )
-    df["worse_output"] = np.where(
-        df["preference"].between(1.5, 2, inclusive="right"), df.output_1, df.output_2
-    )
-    df["is_best_list"] = df["best_output"].apply(alpaca_contains_list)
-    df["is_worse_list"] = df["worse_output"].apply(alpaca_contains_list)
-    df["either_list"] = df["is_best_list"] ^ df["is_worse_list"]
-    prefer_best_either_list = df[(df["either_list"]) & df["is_best_list"]].shape[0]
-    total_either_list = df[df["either_list"]].shape[0]
-    return prefer_best_either_list / total_either_list
+    return _analyzer().get_list_biases(annotations)["probability_prefer_list"]
 
 
 def alpaca_prefer_1(annotations):
@@ -132,9 +119,34 @@ def test_list_detection_equals_alpaca_eval_on_every_answer() -> None:
     assert [contains_list(t) for t in texts] == [alpaca_contains_list(t) for t in texts]
 
 
-@given(st.text(alphabet="aZ9٣_.)-*• \n\té", max_size=30))
+def test_a_list_is_a_mark_at_a_lines_start_as_in_0_6_6() -> None:
+    """What changed in 0.6.6: a hyphenated word, "e.g." or a star inside a line is no list;
+    a bullet, number or letter starting a line (after spaces) is."""
+    prose = ["a well-known fact", "see e.g. this", "2*3 is 6", "it costs $5 (i.e. a lot)"]
+    lists = ["Steps:\n1. mix", "- one", "  * two", "\n\t• three", "a) first", "B. second\nC. third"]
+    assert [contains_list(t) for t in prose] == [False] * 4
+    assert [contains_list(t) for t in lists] == [True] * 6
+    assert [alpaca_contains_list(t) for t in prose + lists] == [False] * 4 + [True] * 6
+    assert not contains_list("a.b") and not contains_list("1.\n") and not contains_list("-!?")
+
+
+@given(st.text(alphabet="aZ9٣_.)-*• \n\t\r\x0b\x1c\u2028é!", max_size=30))
 def test_list_detection_equals_alpaca_eval_on_any_text(text: str) -> None:
     assert contains_list(text) == alpaca_contains_list(text)
+
+
+@pytest.mark.parametrize("unit", ["\n", " \n", "-\n", "\t*\t\n", "•?\n", "- !\n"])
+def test_list_detection_is_linear_on_hostile_answers(unit: str) -> None:
+    """A megabyte of blank lines, or of marks with no word after them, is read in time
+    proportional to its length (AlpacaEval's patterns as written retry each line's rest)."""
+    small, large = unit * 20_000, unit * 200_000
+    started = time.perf_counter()
+    assert contains_list(small) is False
+    small_time = time.perf_counter() - started
+    started = time.perf_counter()
+    assert contains_list(large) is False
+    large_time = time.perf_counter() - started
+    assert large_time < 0.5 and large_time < 40 * max(small_time, 1e-4)
 
 
 def test_edge_preferences_follow_alpaca_eval() -> None:

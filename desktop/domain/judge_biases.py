@@ -1,4 +1,4 @@
-"""A judge's own biases, measured as AlpacaEval measures them (``src/alpaca_eval/analyze.py``,
+"""A judge's own biases, measured as AlpacaEval 0.6.6 measures them (``src/alpaca_eval/analyze.py``,
 ``get_length_biases``, ``get_list_biases`` and "Proba. prefer 1" in
 ``get_metrics_evaluator``; ``utils.contains_list``; tatsu-lab/alpaca_eval): how often it
 prefers the longer answer, the answer with a list, and output_1 (A).
@@ -13,8 +13,9 @@ kept exactly so the figures equal its own on the same annotations:
 - prefer longer: over pairs whose preferred and other answer differ by more than 30
   characters, the share where the preferred one is longer;
 - prefer lists: over pairs where exactly one of the two has a list (``contains_list``:
-  AlpacaEval's patterns, which also match a hyphenated word or "e.g. this"), the share
-  where the preferred one has it;
+  AlpacaEval 0.6.6's rule, a bullet, number or letter at a line's start; before 0.6.6 its
+  patterns also matched a hyphenated word or "e.g. this" anywhere), the share where the
+  preferred one has it;
 - prefer 1: 2 - the mean preference, so 1 always prefers output_1, 0 never; a 0 draw
   counts as 0 in that mean, as AlpacaEval counts it (give a tie as 1.5 to keep it
   neutral). It is the judge's position bias (0.5 none) only where the judge was shown
@@ -39,20 +40,22 @@ T = TypeVar("T")
 
 SIGNIFICANT_DELTA_LENGTH = 30
 
-# AlpacaEval's four patterns, each without its leading \s* and with one digit or word
-# character where it has + : for "is there a match anywhere" they are the same test (a
-# match of either form contains a match of the other), without retrying every run of
-# spaces from each of its positions. Its patterns: r"(\s*•\s*|\s*\*\s*)(\w+)" (bullets),
-# r"(\s*\d+\.|\s*\d+\))\s*(\w+)" (numbered), r"(\s*[a-zA-Z]\.|\s*[a-zA-Z]\))\s*(\w+)"
-# (lettered), r"(\s*-\s*)(\w+)" (dashes). Written to start with one class of the marks a
-# list needs (so the search skips ahead to the next of them, six times as fast on prose),
-# then looking back for what must precede a '.' or ')': the same test.
-_LIST = re.compile(r"[•*\-.)](?:(?<=[•*\-])|(?<=[\da-zA-Z][.)]))\s*\w")
+# AlpacaEval 0.6.6's three patterns (``utils.contains_list``, line-anchored since August
+# 2024): a bullet r"(?m)^\s*[\*\•\-]\s*[^\w]*\w+", a number r"(?m)^\s*\d+[\.\)]\s*[^\w]*\w+"
+# and a letter r"(?m)^\s*[a-zA-Z][\.\)]\s+[^\w]*\w+". As a yes/no test they are one mark at a
+# line's start (after spaces on that line: a \s* that crosses a newline reaches another
+# line's start) followed anywhere later by a word character ([^\w]* runs up to the first).
+# The earliest mark has the most text after it, so one search for it and one for a word
+# character after it decide, in linear time; the patterns as written retry every run of
+# whitespace and of punctuation from each line's start, quadratic on a file of blank lines.
+_LIST_MARK = re.compile(r"^[^\S\n]*(?:[*•\-]|\d+[.)]|[a-zA-Z][.)]\s)", re.MULTILINE)
+_WORD = re.compile(r"\w")
 
 
 def contains_list(text: str) -> bool:
     """AlpacaEval's test for a list or bullet points in an answer."""
-    return _LIST.search(text) is not None
+    mark = _LIST_MARK.search(text)
+    return mark is not None and _WORD.search(text, mark.end()) is not None
 
 
 @dataclass(frozen=True)
