@@ -48,13 +48,17 @@ SIGNIFICANT_DELTA_LENGTH = 30
 # The earliest mark has the most text after it, so one search for it and one for a word
 # character after it decide, in linear time; the patterns as written retry every run of
 # whitespace and of punctuation from each line's start, quadratic on a file of blank lines.
-_LIST_MARK = re.compile(r"^[^\S\n]*(?:[*•\-]|\d+[.)]|[a-zA-Z][.)]\s)", re.MULTILINE)
+# A line's start is the text's or a newline's (searching for the newline itself skips
+# ahead, three times as fast on prose as a multiline ^ tried at every character).
+_MARK = r"[^\S\n]*(?:[*•\-]|\d+[.)]|[a-zA-Z][.)]\s)"
+_FIRST_LINE_MARK = re.compile(_MARK)
+_LINE_MARK = re.compile("\n" + _MARK)
 _WORD = re.compile(r"\w")
 
 
 def contains_list(text: str) -> bool:
     """AlpacaEval's test for a list or bullet points in an answer."""
-    mark = _LIST_MARK.search(text)
+    mark = _FIRST_LINE_MARK.match(text) or _LINE_MARK.search(text)
     return mark is not None and _WORD.search(text, mark.end()) is not None
 
 
