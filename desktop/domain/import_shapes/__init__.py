@@ -25,6 +25,7 @@ from desktop.domain.import_shapes.base import (
 from desktop.domain.import_shapes.fastchat import FastChatJudgments, FastChatPairs
 from desktop.domain.import_shapes.hh_rlhf import HhRlhf
 from desktop.domain.import_shapes.href import Href
+from desktop.domain.import_shapes.judgebench import JudgeBench
 from desktop.domain.import_shapes.message_pairs import MessagePairs
 from desktop.domain.import_shapes.openai_preference import OpenAiPreference
 from desktop.domain.import_shapes.plain_pairs import PlainPairs
@@ -53,6 +54,7 @@ SHAPES: tuple[Shape, ...] = (
     AlpacaEval(),
     Href(),
     Votes(),
+    JudgeBench(),
     FastChatJudgments(),
     FASTCHAT,
     ArenaPreference(),
