@@ -29,6 +29,7 @@ from desktop.domain.import_shapes.judgebench import JudgeBench
 from desktop.domain.import_shapes.message_pairs import MessagePairs
 from desktop.domain.import_shapes.openai_preference import OpenAiPreference
 from desktop.domain.import_shapes.plain_pairs import PlainPairs
+from desktop.domain.import_shapes.rewardbench import RewardBench
 from desktop.domain.import_shapes.trl import Trl
 from desktop.domain.import_shapes.votes import Votes
 
@@ -60,6 +61,7 @@ SHAPES: tuple[Shape, ...] = (
     ArenaPreference(),
     OpenAiPreference(),
     HhRlhf(),
+    RewardBench(),
     Trl(),
     MessagePairs(),
     PLAIN,
