@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from desktop.domain import judge_selection as js  # noqa: E402
+from desktop.domain import judge_selection as js
 
 SEED = 20261202
 TARGET_SECONDS = 2.0
