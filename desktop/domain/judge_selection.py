@@ -134,12 +134,17 @@ class SelectionTable:
 
 
 def verdict_of(use: OrderUse, first: Codes, second: Codes) -> Codes:
-    """The configuration's one verdict per pair; a failure stays the first order's code."""
+    """The configuration's one verdict per pair.
+
+    With both orders used and one of them without a verdict (not asked, a parse failure,
+    an error), the other order's verdict stands; with neither, the first order's code.
+    """
     if use is OrderUse.ONE:
         return first.copy()
     both = (first >= 0) & (second >= 0)
-    out = np.where(first >= 0, second, first).astype(np.int8)  # first failed: its code
-    out = np.where((first >= 0) & (second < 0), second, out).astype(np.int8)
+    # One order without a verdict: the other order's verdict; neither: the first's code.
+    out = np.where(second >= 0, second, first)
+    out = np.where(first >= 0, first, out)
     if use is OrderUse.CONSERVATIVE:
         agree = np.where(first == second, first, TIE)
         return np.where(both, agree, out).astype(np.int8)
