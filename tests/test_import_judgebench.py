@@ -1,8 +1,9 @@
 """JudgeBench's published pairs and judges' outputs imported: the gold ``label`` stored as
 reviewer ``judgebench``'s verdict, each judge's two answers stored as its two orders (the
 B-first decision flipped back to the pair's own sides), and JudgeBench's own
-``utils/metrics.py`` ``compute_final_metrics`` giving, on the very same file, the accuracy
-counted from what the project stores, overall and per source.
+``utils/metrics.py`` ``compute_final_metrics`` giving, on the very same file, the
+judge-selection table's JudgeBench accuracy (``domain/judge_selection.py``, both orders)
+on what the project stores, overall and per source.
 
 JudgeBench (github.com/ScalerLab/JudgeBench) has no licence file, so neither its data nor
 its code is copied here: the test reads both from a fetched copy of the repository (a bare
@@ -19,9 +20,19 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from desktop.adapters.store import open_project
+from desktop.domain.judge_selection import (
+    CODE,
+    MISSING,
+    PARSE_FAILURE,
+    OrderUse,
+    configuration,
+    selection_table,
+)
+from desktop.domain.verdicts import Verdict
 from tests.helpers import new_project, tiebreak, write_jsonl
 
 GIT = Path(os.environ.get("JUDGEBENCH_GIT", "/work/.mirror/ScalerLab+JudgeBench/repo"))
@@ -86,16 +97,26 @@ def stored_verdict(row: dict[str, Any] | None) -> str | None:
     return str(json.loads(row["verdicts"])["overall"])
 
 
-def judgebench_accuracy(votes: list[tuple[str | None, str | None, str]]) -> float:
-    """JudgeBench's count from the stored verdicts: a pair is right where its two orders'
-    votes, each +1 toward the gold side and -1 away from it, sum above zero."""
-    right = 0
-    for first, second, gold in votes:
-        counter = sum(
-            (v == gold) - (v is not None and v != "tie" and v != gold) for v in (first, second)
-        )
-        right += counter > 0
-    return 100 * right / len(votes)
+def code(row: dict[str, Any] | None) -> int:
+    """A stored answer as the selection table's code."""
+    if row is None:
+        return MISSING
+    if row["status"] != "ok":
+        return PARSE_FAILURE
+    return CODE[Verdict(json.loads(row["verdicts"])["overall"])]
+
+
+def judgebench_accuracy(votes: list[tuple[int, int, int]]) -> float:
+    """The judge-selection table's JudgeBench accuracy (both orders used) on the stored
+    votes, as a percentage as JudgeBench writes it."""
+    first, second, gold = (list(column) for column in zip(*votes, strict=True))
+    row = selection_table(
+        np.asarray(gold, dtype=np.int8),
+        [configuration("judge", OrderUse.AVERAGED, first, second)],
+        rounds=1,
+    ).rows[0]
+    assert row.judgebench.value is not None
+    return 100 * row.judgebench.value
 
 
 @pytest.mark.parametrize("output", OUTPUTS)
@@ -111,15 +132,15 @@ def test_published_outputs_give_compute_final_metrics(tmp_path: Path, output: st
     assert len(answers) == 2 * len(published)
 
     metrics = reference_metrics()
-    by_source: dict[str, list[tuple[str | None, str | None, str]]] = defaultdict(list)
+    by_source: dict[str, list[tuple[int, int, int]]] = defaultdict(list)
     for pair in published:
         label, reviewer, category = gold[pair["pair_id"]]
         assert reviewer == "judgebench"
         assert label == {"A>B": "A", "B>A": "B"}[pair["label"]]
         assert category == pair["source"]
-        first = stored_verdict(answers.get((pair["pair_id"], "AB")))
-        second = stored_verdict(answers.get((pair["pair_id"], "BA")))
-        by_source[pair["source"]].append((first, second, label))
+        first = code(answers.get((pair["pair_id"], "AB")))
+        second = code(answers.get((pair["pair_id"], "BA")))
+        by_source[pair["source"]].append((first, second, CODE[Verdict(label)]))
     everything = [vote for votes in by_source.values() for vote in votes]
     ours = judgebench_accuracy(everything)
     theirs = metrics.compute_final_metrics(published, True)
