@@ -190,3 +190,59 @@ def test_a_tie_label_is_refused_in_one_line(tmp_path: Path) -> None:
     assert proc.returncode != 0
     assert "field 'label' must be 'A>B' or 'B>A'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_pairs_and_two_judges_share_one_gold_label(tmp_path: Path) -> None:
+    pairs = records(PAIRS)[:30]
+    ids = {p["pair_id"] for p in pairs}
+    project = new_project(tmp_path)
+    files = [write_jsonl(tmp_path / "pairs.jsonl", pairs)]
+    for i, output in enumerate(OUTPUTS):
+        mine = [r for r in records(output) if r["pair_id"] in ids]
+        files.append(write_jsonl(tmp_path / f"out{i}.jsonl", mine))
+    for file in files:
+        assert tiebreak("import", project, file).returncode == 0
+    again = tiebreak("import", project, files[1])
+    assert "nothing added" in again.stdout
+    with open_project(project, readonly=True) as store:
+        reviewers = store.conn.execute(
+            "SELECT reviewer, count(*) FROM human_verdicts GROUP BY reviewer"
+        ).fetchall()
+        judges = store.conn.execute(
+            "SELECT judge_model, ord, count(*) FROM judge_results GROUP BY 1, 2 ORDER BY 1, 2"
+        ).fetchall()
+        n_pairs = store.conn.execute("SELECT count(*) FROM pairs").fetchone()[0]
+    assert n_pairs == 30
+    assert reviewers == [("judgebench", 30)]
+    assert judges == [
+        ("arena_hard/o1-mini-2024-09-12", "AB", 30),
+        ("arena_hard/o1-mini-2024-09-12", "BA", 30),
+        ("reward_model/Skywork/Skywork-Reward-Gemma-2-27B", "AB", 30),
+        ("reward_model/Skywork/Skywork-Reward-Gemma-2-27B", "BA", 30),
+    ]
+
+
+def test_a_missing_judgment_is_a_parse_failure_counted_as_judgebench_does(
+    tmp_path: Path,
+) -> None:
+    published = records(OUTPUTS[1])[:20]
+    for pair in published[::3]:
+        pair["judgments"] = [pair["judgments"][0], None]
+    for pair in published[1::5]:
+        pair["judgments"] = [{**pair["judgments"][0], "decision": None}, pair["judgments"][1]]
+    project = new_project(tmp_path)
+    proc = tiebreak("import", project, write_jsonl(tmp_path / "gaps.jsonl", published))
+    assert proc.returncode == 0, proc.stderr
+    answers, gold = judge_rows(project), gold_rows(project)
+    failures = sum(row["status"] == "parse-failure" for row in answers.values())
+    assert failures == len(published[::3]) + len(published[1::5])
+    votes = [
+        (
+            code(answers.get((p["pair_id"], "AB"))),
+            code(answers.get((p["pair_id"], "BA"))),
+            CODE[Verdict(gold[p["pair_id"]][0])],
+        )
+        for p in published
+    ]
+    expected = reference_metrics().compute_final_metrics(published, True)
+    assert judgebench_accuracy(votes) == pytest.approx(expected, abs=1e-12)
