@@ -246,3 +246,23 @@ def test_a_missing_judgment_is_a_parse_failure_counted_as_judgebench_does(
     ]
     expected = reference_metrics().compute_final_metrics(published, True)
     assert judgebench_accuracy(votes) == pytest.approx(expected, abs=1e-12)
+
+
+def test_judgments_given_as_text_read_as_the_list(tmp_path: Path) -> None:
+    pairs = records(OUTPUTS[1])[:3]
+    as_json = {**pairs[0], "judgments": json.dumps(pairs[0]["judgments"])}
+    as_repr = {**pairs[1], "judgments": repr(pairs[1]["judgments"])}
+    broken = {**pairs[2], "judgments": "[{'decision': "}
+    project = new_project(tmp_path)
+    ok = tiebreak("import", project, write_jsonl(tmp_path / "t.jsonl", [as_json, as_repr]))
+    assert ok.returncode == 0, ok.stderr
+    answers = judge_rows(project)
+    for pair in pairs[:2]:
+        decisions = [j["decision"] for j in pair["judgments"]]
+        keep = {"A>B": "A", "B>A": "B", "A=B": "tie"}
+        flip = {"A>B": "B", "B>A": "A", "A=B": "tie"}
+        assert stored_verdict(answers[(pair["pair_id"], "AB")]) == keep[decisions[0]]
+        assert stored_verdict(answers[(pair["pair_id"], "BA")]) == flip[decisions[1]]
+    bad = tiebreak("import", project, write_jsonl(tmp_path / "b.jsonl", [broken]))
+    assert bad.returncode != 0
+    assert "field 'judgments' is not a list" in bad.stderr

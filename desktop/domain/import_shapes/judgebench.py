@@ -10,6 +10,7 @@ category, so figures can be read per source as JudgeBench reports them.
 from __future__ import annotations
 
 import ast
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -80,11 +81,7 @@ def _answers(where: str, fields: Mapping[str, Any]) -> Iterable[FileAnswer]:
     if judgments is None:
         return
     if isinstance(judgments, str):
-        # JudgeBench's outputs write the list as Python's repr, not JSON.
-        try:
-            judgments = ast.literal_eval(judgments)
-        except (ValueError, SyntaxError):
-            raise ImportDataError(f"{where}: field 'judgments' is not a list") from None
+        judgments = _decoded(where, judgments)
     if not isinstance(judgments, list) or len(judgments) != 2:
         raise ImportDataError(f"{where}: field 'judgments' must list two judgments")
     judge = _judge_name(fields, judgments)
@@ -100,6 +97,19 @@ def _answers(where: str, fields: Mapping[str, Any]) -> Iterable[FileAnswer]:
         yield FileAnswer(
             judge, {"overall": verdict}, raw, preference={"overall": decision}, order=order
         )
+
+
+def _decoded(where: str, text: str) -> Any:
+    """``judgments`` held as text (a CSV's cell): JSON, or the Python repr JudgeBench's
+    scripts print."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        raise ImportDataError(f"{where}: field 'judgments' is not a list") from None
 
 
 def _judge_name(fields: Mapping[str, Any], judgments: list[Any]) -> str:
