@@ -189,6 +189,7 @@ def test_a_tie_label_is_refused_in_one_line(tmp_path: Path) -> None:
     proc = tiebreak("import", new_project(tmp_path), file)
     assert proc.returncode != 0
     assert "field 'label' must be 'A>B' or 'B>A'" in proc.stderr
+    assert "bad.jsonl" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
@@ -266,3 +267,11 @@ def test_judgments_given_as_text_read_as_the_list(tmp_path: Path) -> None:
     bad = tiebreak("import", project, write_jsonl(tmp_path / "b.jsonl", [broken]))
     assert bad.returncode != 0
     assert "field 'judgments' is not a list" in bad.stderr
+
+
+def test_named_with_format(tmp_path: Path) -> None:
+    file = write_jsonl(tmp_path / "pairs.jsonl", records(PAIRS)[:5])
+    project = new_project(tmp_path)
+    proc = tiebreak("import", project, file, "--format", "judgebench")
+    assert proc.returncode == 0, proc.stderr
+    assert "5 pairs added, 5 human verdicts added" in proc.stdout

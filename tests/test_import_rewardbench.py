@@ -65,3 +65,18 @@ def test_shape_is_rewardbench_only_with_a_subset() -> None:
     assert detect(ROWS[0]).name == "rewardbench"
     plain_trl = {k: v for k, v in ROWS[0].items() if k in ("prompt", "chosen", "rejected")}
     assert detect(plain_trl).name == "trl"
+
+
+def test_named_with_format_again_adds_nothing_and_a_bad_row_is_one_line(tmp_path: Path) -> None:
+    file = write_jsonl(tmp_path / "filtered.jsonl", ROWS[:4])
+    project = new_project(tmp_path)
+    first = tiebreak("import", project, file, "--format", "rewardbench")
+    assert first.returncode == 0, first.stderr
+    assert "4 pairs added" in first.stdout
+    assert "nothing added" in tiebreak("import", project, file).stdout
+    bad = {k: v for k, v in ROWS[5].items() if k != "rejected"}
+    proc = tiebreak("import", project, write_jsonl(tmp_path / "bad.jsonl", [ROWS[4], bad]))
+    assert proc.returncode != 0
+    assert "bad.jsonl" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert len(stored(project)) == 4  # the import stops whole
