@@ -25,9 +25,11 @@ from desktop.domain.import_shapes.base import (
 from desktop.domain.import_shapes.fastchat import FastChatJudgments, FastChatPairs
 from desktop.domain.import_shapes.hh_rlhf import HhRlhf
 from desktop.domain.import_shapes.href import Href
+from desktop.domain.import_shapes.judgebench import JudgeBench
 from desktop.domain.import_shapes.message_pairs import MessagePairs
 from desktop.domain.import_shapes.openai_preference import OpenAiPreference
 from desktop.domain.import_shapes.plain_pairs import PlainPairs
+from desktop.domain.import_shapes.rewardbench import RewardBench
 from desktop.domain.import_shapes.trl import Trl
 from desktop.domain.import_shapes.votes import Votes
 
@@ -53,11 +55,13 @@ SHAPES: tuple[Shape, ...] = (
     AlpacaEval(),
     Href(),
     Votes(),
+    JudgeBench(),
     FastChatJudgments(),
     FASTCHAT,
     ArenaPreference(),
     OpenAiPreference(),
     HhRlhf(),
+    RewardBench(),
     Trl(),
     MessagePairs(),
     PLAIN,

@@ -1,0 +1,160 @@
+"""The judge-selection table: each tie rule by hand, kappa and pi against statsmodels, the
+paired bootstrap's marks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
+
+from desktop.domain import judge_selection as js
+from desktop.domain.errors import TiebreakError
+
+A, B, T, F, E, M = js.A, js.B, js.TIE, js.PARSE_FAILURE, js.ERROR, js.MISSING
+
+
+def one_row(ref: list[int], c: js.Configuration, **kw: object) -> js.Row:
+    return js.selection_table(np.array(ref, dtype=np.int8), [c], rounds=50, **kw).rows[0]  # type: ignore[arg-type]
+
+
+def test_judgebench_rule_one_right_one_wrong_is_wrong() -> None:
+    # Pairs: (right, right), (right, wrong), (right, tie), (wrong, tie), (right, failure).
+    ref = [A, A, B, B, A]
+    c = js.configuration("j", js.OrderUse.AVERAGED, [A, A, B, T, A], [A, B, T, A, F])
+    row = one_row(ref, c)
+    assert row.judgebench.value == pytest.approx(3 / 5)
+    # The first order alone: its vote equals the label on 4 of 5 (the tie is wrong).
+    single = js.configuration("j", js.OrderUse.ONE, [A, A, B, T, A])
+    assert one_row(ref, single).judgebench.value == pytest.approx(4 / 5)
+    single2 = js.configuration("j", js.OrderUse.ONE, [A, B, T, T, F])
+    assert one_row(ref, single2).judgebench.value == pytest.approx(1 / 5)
+
+
+def test_order_uses_and_rewardbench_half_for_tie_and_failure() -> None:
+    ref = [A, A, B, B, A]
+    first = [A, A, B, A, F]
+    second = [A, B, B, A, A]
+    conservative = js.verdict_of(js.OrderUse.CONSERVATIVE, np.int8(first), np.int8(second))
+    assert conservative.tolist() == [A, T, B, A, A]
+    # RewardBench on the conservative verdicts: 1 + 0.5 + 1 + 0 + 1.
+    c = js.configuration("j", js.OrderUse.CONSERVATIVE, first, second)
+    assert one_row(ref, c).rewardbench.value == pytest.approx(3.5 / 5)
+    single = js.configuration("j", js.OrderUse.ONE, [A, T, B, A, E])
+    # 1 + 0.5 + 1 + 0 + 0.5 (an error scores half too).
+    assert one_row(ref, single).rewardbench.value == pytest.approx(3 / 5)
+    averaged = js.verdict_of(js.OrderUse.AVERAGED, np.int8([A, A, T]), np.int8([T, B, B]))
+    assert averaged.tolist() == [A, T, B]
+
+
+def test_mtbench_without_ties_leaves_out_ties_on_either_side() -> None:
+    ref = [A, T, B, B, A, A]
+    c = js.configuration("j", js.OrderUse.ONE, [A, A, T, A, B, F])
+    row = one_row(ref, c)
+    # Counted: pairs 0 (right), 3 (wrong), 4 (wrong): 1 of 3.
+    assert row.mtbench_pairs == 3
+    assert row.mtbench.value == pytest.approx(1 / 3)
+    # JudgeBench and RewardBench leave out the tie reference: 5 pairs.
+    assert row.judgebench.value == pytest.approx(1 / 5)
+
+
+def test_kappa_and_pi_equal_statsmodels() -> None:
+    rng = np.random.default_rng(3)
+    ref = rng.integers(0, 3, 400).astype(np.int8)
+    votes = np.where(rng.random(400) < 0.6, ref, rng.integers(0, 3, 400)).astype(np.int8)
+    votes[:7] = F
+    row = one_row(ref.tolist(), js.configuration("j", js.OrderUse.ONE, votes.tolist()))
+    ok = votes >= 0
+    table = np.zeros((3, 3))
+    np.add.at(table, (ref[ok], votes[ok]), 1)
+    assert row.kappa.value == pytest.approx(cohens_kappa(table).kappa, abs=1e-12)
+    counts = np.zeros((int(ok.sum()), 3))
+    np.add.at(counts, (np.arange(ok.sum()), ref[ok]), 1)
+    np.add.at(counts, (np.arange(ok.sum()), votes[ok]), 1)
+    assert row.pi.value == pytest.approx(fleiss_kappa(counts, method="fleiss"), abs=1e-12)
+
+
+def test_position_consistency_prefer_first_shares_and_cost() -> None:
+    ref = [A, A, B, B]
+    c = js.configuration(
+        "j",
+        js.OrderUse.CONSERVATIVE,
+        [A, A, A, F],
+        [A, B, B, E],  # swapped order, flipped back: B here means the first shown
+        tokens_in=np.array([1000.0, 1000, 1000, 1000]),
+        tokens_out=np.array([100.0, 100, 100, 100]),
+        seconds=np.array([1.0, 2, 3, 2]),
+        price_in=2.0,
+        price_out=10.0,
+    )
+    row = one_row(ref, c)
+    assert row.consistency == pytest.approx(1 / 3)
+    # Decisive votes: A A A (first shown 3) and A B B (first shown 2): 5 of 6.
+    assert row.prefer_first == pytest.approx(5 / 6)
+    assert row.parse_failure_share == pytest.approx(1 / 8)
+    assert row.error_share == pytest.approx(1 / 8)
+    assert row.seconds_per_pair == pytest.approx(2.0)
+    assert row.tokens_per_pair == pytest.approx(1100.0)
+    assert row.cost_per_pair == pytest.approx((1000 * 2 + 100 * 10) / 1e6)
+
+
+def test_paired_bootstrap_marks_best_and_indistinguishable_rows() -> None:
+    rng = np.random.default_rng(5)
+    n = 2000
+    ref = rng.integers(0, 2, n).astype(np.int8)
+
+    def judge(acc: float) -> list[int]:
+        return np.where(rng.random(n) < acc, ref, 1 - ref).tolist()
+
+    good = js.configuration("good", js.OrderUse.ONE, judge(0.85))
+    same = js.configuration("same", js.OrderUse.ONE, good.first.tolist())
+    near = js.configuration("near", js.OrderUse.ONE, judge(0.845))
+    poor = js.configuration("poor", js.OrderUse.ONE, judge(0.6))
+    table = js.selection_table(ref, [poor, good, near, same], rounds=400, seed=7)
+    rows = {r.name: r for r in table.rows}
+    assert sum(r.best for r in table.rows) == 1
+    assert rows["good"].best or rows["same"].best
+    assert rows["same"].near_best and rows["good"].near_best and rows["near"].near_best
+    assert not rows["poor"].near_best
+    assert rows["poor"].difference.high is not None and rows["poor"].difference.high < 0
+    # Identical votes: the difference is 0 on every resample.
+    other = rows["same"] if rows["good"].best else rows["good"]
+    assert (other.difference.low, other.difference.high) == (0.0, 0.0)
+    # Seeded: the same table again.
+    again = js.selection_table(ref, [poor, good, near, same], rounds=400, seed=7)
+    assert again.rows == table.rows
+    poor_jb = rows["poor"].judgebench
+    assert poor_jb.low is not None and poor_jb.high is not None and poor_jb.value is not None
+    assert poor_jb.low < poor_jb.value < poor_jb.high
+
+
+def test_bad_input_is_one_line() -> None:
+    c = js.configuration("j", js.OrderUse.ONE, [A])
+    with pytest.raises(TiebreakError, match="alpha"):
+        js.selection_table(np.int8([A]), [c], alpha=1.5)
+    with pytest.raises(TiebreakError, match="reference"):
+        js.selection_table(np.int8([M]), [c])
+
+
+def _judgebench_counter(label: str, decisions: list[str | None]) -> bool:
+    """JudgeBench's ``compute_final_metrics`` (reverse_order) for one pair, written out:
+    decisions in the pair's frame, +1 for the label, -1 for its flip, right when above 0."""
+    flipped = {"A>B": "B>A", "B>A": "A>B"}[label]
+    counter = sum((d == label) - (d == flipped) for d in decisions)
+    return counter > 0
+
+
+def test_judgebench_rule_on_every_combination_of_two_orders() -> None:
+    names = {A: "A>B", B: "B>A", T: "A=B", F: None, E: None}
+    codes = [A, B, T, F, E]
+    ref, first, second, expected = [], [], [], []
+    for label in (A, B):
+        for x in codes:
+            for y in codes:
+                ref.append(label)
+                first.append(x)
+                second.append(y)
+                expected.append(_judgebench_counter(names[label] or "", [names[x], names[y]]))
+    c = js.configuration("j", js.OrderUse.CONSERVATIVE, first, second)
+    got = js.judgebench_right(c.use, c.first, c.second, np.int8(ref))
+    assert got.astype(bool).tolist() == expected
+    assert one_row(ref, c).judgebench.value == pytest.approx(sum(expected) / len(expected))
