@@ -49,7 +49,9 @@ class GamedData:
     """AlpacaEval's ``df_gamed.csv``: the gamed baselines' rows (regularisation for v1) and
     each instruction's difficulty, looked up, as AlpacaEval does, by a row's position."""
 
-    rows: list[tuple[float | None, float, float, bool]]  # preference, std_delta_len, difficulty, not gamed
+    rows: list[
+        tuple[float | None, float, float, bool]
+    ]  # preference, std_delta_len, difficulty, not gamed
     difficulty: dict[int, float]  # by row position in AlpacaEval's instruction order
 
     @property
