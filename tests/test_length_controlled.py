@@ -86,6 +86,11 @@ def test_the_default_is_minimal_and_named(tmp_path: Path) -> None:
     v1 = tiebreak("stats", path, "--by", "model", "--lc", "length_controlled_v1")
     assert v1.returncode == 1
     assert "--lc length_controlled_v1 needs AlpacaEval's df_gamed.csv" in v1.stderr
+    report = tiebreak("report", path, tmp_path / "r.html")
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "LC win rate" in page and "32.4052" in page
+    assert "variant length_controlled_minimal (not the leaderboard" in page
     off = tiebreak("stats", path, "--by", "model", "--lc", "none")
     assert "LC win rate" not in off.stdout
 

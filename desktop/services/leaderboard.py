@@ -103,7 +103,7 @@ def lc_note(board: Leaderboard) -> list[str]:
     which = (
         "the leaderboard's variant, with the df_gamed.csv given"
         if board.lc == V1
-        else f"not the leaderboard's {V1}, which needs AlpacaEval's df_gamed.csv (--lc-files)"
+        else f"not the leaderboard's {V1}, which needs AlpacaEval's df_gamed.csv: --lc-files"
     )
     lines = [f"LC: AlpacaEval 2.0's length-controlled win rate, variant {board.lc} ({which})"]
     for r in board.rows:
