@@ -91,6 +91,9 @@ def test_the_default_is_minimal_and_named(tmp_path: Path) -> None:
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
     assert "LC win rate" in page and "32.4052" in page
     assert "variant length_controlled_minimal (not the leaderboard" in page
+    bare = tiebreak("report", path, tmp_path / "s.html", "--lc", "none")
+    assert bare.returncode == 0, bare.stderr
+    assert "LC win rate" not in (tmp_path / "s.html").read_text(encoding="utf-8")
     off = tiebreak("stats", path, "--by", "model", "--lc", "none")
     assert "LC win rate" not in off.stdout
 

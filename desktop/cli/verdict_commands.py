@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.cli import arg_types
+from desktop.cli.lc_options import add_lc_options, lc_choice
 from desktop.cli.terminal import say
 from desktop.domain.errors import TiebreakError
 
@@ -96,26 +97,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="model: instead, one row per generator (model_b against model_a as baseline),"
         " AlpacaEval's leaderboard; turn: the figures of each compared turn apart too",
     )
-    p.add_argument(
-        "--lc",
-        choices=[
-            "length_controlled_minimal",
-            "length_controlled_noreg",
-            "length_controlled_v1",
-            "none",
-        ],
-        default="length_controlled_minimal",
-        help="--by model: AlpacaEval 2.0's length-controlled win rate, this variant (default"
-        " length_controlled_minimal, which needs no download; noreg and v1, the leaderboard's,"
-        " need --lc-files)",
-    )
-    p.add_argument(
-        "--lc-files",
-        type=Path,
-        metavar="DIR",
-        help="--by model: the folder holding AlpacaEval's df_gamed.csv (instruction difficulty"
-        " and the gamed baselines), for --lc length_controlled_noreg or length_controlled_v1",
-    )
+    add_lc_options(p, where="--by model: ")
     p.add_argument(
         "--ratings",
         action="store_true",
@@ -387,14 +369,7 @@ def _by_model(store: ProjectStore, args: argparse.Namespace) -> int:
     from desktop.services.rubric_choice import require_rubric
 
     names = [require_rubric(store, args.rubric)] if args.rubric else rubric_names(store)
-    from desktop.domain.length_control import needs_files, read_gamed
-
-    lc = None if args.lc == "none" else args.lc
-    gamed = None
-    if args.lc_files is not None:
-        gamed = read_gamed(args.lc_files)
-    elif lc is not None and needs_files(lc):
-        raise TiebreakError(f"--lc {lc} needs AlpacaEval's df_gamed.csv: give --lc-files DIR")
+    lc, gamed = lc_choice(args)
     boards = [
         leaderboard(store, name, args.judge_model, alpha=args.alpha, lc=lc, gamed=gamed)
         for name in names
