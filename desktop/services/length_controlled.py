@@ -24,13 +24,14 @@ from desktop.domain.length_control import (
 class GeneratorRows:
     """One (generator, baseline)'s pairs in id order: instruction, lengths, preferences."""
 
-    instructions: list[str] = field(default_factory=list)
+    # Each instruction's hash, not its text: 100 generators x 805 long prompts stay small.
+    instructions: list[int] = field(default_factory=list)
     len_a: list[int] = field(default_factory=list)
     len_b: list[int] = field(default_factory=list)
     preferences: dict[str, list[float | None]] = field(default_factory=dict)
 
     def add(self, instruction: str, len_a: int, len_b: int, prefs: dict[str, float | None]) -> None:
-        self.instructions.append(instruction)
+        self.instructions.append(hash(instruction))
         self.len_a.append(len_a)
         self.len_b.append(len_b)
         for dim, p in prefs.items():
@@ -49,9 +50,9 @@ class LcFigure:
 
 def baseline_orders(
     rows: dict[tuple[str | None, str | None], GeneratorRows],
-) -> dict[str, list[str]]:
+) -> dict[str, list[int]]:
     """Each baseline's instructions in the order of their first pair against it."""
-    orders: dict[str, dict[str, None]] = {}
+    orders: dict[str, dict[int, None]] = {}
     for (_, baseline), got in rows.items():
         if baseline is not None:
             seen = orders.setdefault(baseline, {})
@@ -64,7 +65,7 @@ def why_not(
     generator: str | None,
     baseline: str | None,
     got: GeneratorRows,
-    order: list[str] | None,
+    order: list[int] | None,
     variant: str,
     gamed: GamedData | None,
 ) -> str | None:
@@ -95,7 +96,7 @@ def lc_figure(
     baseline: str | None,
     got: GeneratorRows,
     dim: str,
-    order: list[str] | None,
+    order: list[int] | None,
     variant: str,
     gamed: GamedData | None,
 ) -> LcFigure:
