@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from desktop.cli import arg_types
+from desktop.cli.lc_options import add_lc_options, lc_choice
 from desktop.cli.terminal import say
 
 
@@ -27,6 +28,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         default=0.05,
         help="the win rates' intervals are at level 1 - ALPHA (default 0.05: 95%%)",
     )
+    add_lc_options(p, where="by generator: ")
     p.set_defaults(func=cmd_report)
 
 
@@ -35,6 +37,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from desktop.cli.progress import stderr_progress
     from desktop.services.report import write_report
 
+    lc, gamed = lc_choice(args)
     with open_project(args.project, readonly=True) as store:
         report = write_report(
             store,
@@ -42,6 +45,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             rubrics=args.rubric,
             alpha=args.alpha,
             seed=args.seed,
+            lc=lc,
+            gamed=gamed,
             progress=stderr_progress("report: judge sections drawn"),
         )
     say(

@@ -20,7 +20,7 @@ from desktop.services.judge_bias_rows import HEADING as BIAS_HEADING
 from desktop.services.judge_bias_rows import OUTPUT_1_NOTE
 from desktop.services.judge_bias_rows import shown_columns as bias_columns
 from desktop.services.judges import JudgeRow
-from desktop.services.leaderboard import Leaderboard, shown_columns
+from desktop.services.leaderboard import Leaderboard, lc_note, shown_columns
 from desktop.services.ratings import COLUMNS as RATING_COLUMNS
 from desktop.services.ratings import HUMANS, GeneratorRatings
 from desktop.services.review_queue import QueueItem
@@ -160,6 +160,9 @@ def leaderboard_lines(board: Leaderboard) -> list[str]:
     for dim in dims:
         rows = [r for r in board.rows if r.dimension == dim]
         lines += ["", *([f"{dim}:"] if len(dims) > 1 else []), *grid(columns, rows)]
+    note = lc_note(board)
+    if note:
+        lines += ["", *note]
     return lines
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.cli import arg_types
+from desktop.cli.lc_options import add_lc_options, lc_choice
 from desktop.cli.terminal import say
 from desktop.domain.errors import TiebreakError
 
@@ -96,6 +97,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="model: instead, one row per generator (model_b against model_a as baseline),"
         " AlpacaEval's leaderboard; turn: the figures of each compared turn apart too",
     )
+    add_lc_options(p, where="--by model: ")
     p.add_argument(
         "--ratings",
         action="store_true",
@@ -367,7 +369,11 @@ def _by_model(store: ProjectStore, args: argparse.Namespace) -> int:
     from desktop.services.rubric_choice import require_rubric
 
     names = [require_rubric(store, args.rubric)] if args.rubric else rubric_names(store)
-    boards = [leaderboard(store, name, args.judge_model, alpha=args.alpha) for name in names]
+    lc, gamed = lc_choice(args)
+    boards = [
+        leaderboard(store, name, args.judge_model, alpha=args.alpha, lc=lc, gamed=gamed)
+        for name in names
+    ]
     if args.json:
         print_json({"rubrics": [dataclasses.asdict(b) for b in boards]})
     elif not boards:

@@ -9,6 +9,9 @@ outputs (every pair of it, judged or not), cut to an integer.
 Beside them, per row, B's win rate three ways (the judge alone, the reviewers alone and
 PPI++, ``figure_fits.WinRatesFit``), over that generator's pairs, at level 1 - alpha and
 weighted by the rubric's latest sample as ``stats`` weights it.
+
+And AlpacaEval 2.0's length-controlled win rate (``domain.length_control``, the variant
+named wherever it is shown), or the one line that says why a row has none.
 """
 
 from __future__ import annotations
@@ -21,11 +24,18 @@ from desktop.adapters.store.project import ProjectStore
 from desktop.domain.errors import TiebreakError
 from desktop.domain.head_to_head import HeadToHead, HeadToHeadCounter
 from desktop.domain.judge_policy import policy_for
+from desktop.domain.length_control import MINIMAL, V1, GamedData
 from desktop.domain.pair_view import PairView
 from desktop.services.figure_fits import DEFAULT_ALPHA, WinRatesFit, fit_context
 from desktop.services.figure_formats import DASH, num4, plain
 from desktop.services.figure_sources import Finish, pair_facts
 from desktop.services.figures import PER_GENERATOR, WIN_RATES, Column, by_name
+from desktop.services.length_controlled import (
+    GeneratorRows,
+    LcFigure,
+    baseline_orders,
+    lc_figure,
+)
 from desktop.services.rubric_choice import Judge, dimensions_of, pick_judge
 
 if TYPE_CHECKING:
@@ -41,6 +51,11 @@ class LeaderboardRow(HeadToHead):
     baseline: str | None
     avg_length: int
     win_rates: WinRateEstimates | None = None  # the judge alone, the humans alone, PPI++
+    # AlpacaEval 2.0's length-controlled win rate (Leaderboard.lc names the variant), or
+    # lc_reason: why this row has none.
+    lc_win_rate: float | None = None
+    lc_standard_error: float | None = None
+    lc_reason: str | None = None
 
 
 #: The leaderboard's columns after the generator's and the baseline's, as AlpacaEval's CSV
@@ -54,6 +69,11 @@ COLUMNS: tuple[Column, ...] = (
     Column("n_total", "n", 6, lambda r: r.n_total, plain),
     Column("discrete_win_rate", "discrete", 8, lambda r: r.discrete_win_rate, num4),
     Column("avg_length", "avg length", 10, lambda r: r.avg_length, plain),
+)
+#: The length-controlled win rate and its standard error, where one was asked for.
+LC_COLUMNS: tuple[Column, ...] = (
+    Column("lc_win_rate", "LC win rate", 11, lambda r: r.lc_win_rate, num4, gap=2),
+    Column("lc_standard_error", "LC std err", 10, lambda r: r.lc_standard_error, num4),
 )
 
 
@@ -73,13 +93,30 @@ class Leaderboard:
     judge_model: str | None
     rows: list[LeaderboardRow]  # per dimension, best win rate first
     alpha: float = DEFAULT_ALPHA  # the win rates' intervals are at level 1 - alpha
+    lc: str | None = MINIMAL  # the length-controlled variant (None: not computed)
+
+
+def lc_note(board: Leaderboard) -> list[str]:
+    """What the LC columns are, and one line per row without a figure (its dash's why)."""
+    if board.lc is None:
+        return []
+    which = (
+        "the leaderboard's variant, with the df_gamed.csv given"
+        if board.lc == V1
+        else f"not the leaderboard's {V1}, which needs AlpacaEval's df_gamed.csv: --lc-files"
+    )
+    lines = [f"LC: AlpacaEval 2.0's length-controlled win rate, variant {board.lc} ({which})"]
+    for r in board.rows:
+        if r.lc_reason is not None:
+            lines.append(f"  – {r.generator or DASH} ({r.dimension}): {r.lc_reason}")
+    return lines
 
 
 def shown_columns(board: Leaderboard) -> tuple[list[Column], str | None]:
     """The columns `stats --by model` and the report show: the names, AlpacaEval's figures
     and, where reviewers gave verdicts, B's win rate three ways, with the sentence that
     says what those are (None where they are not shown)."""
-    columns = [*name_columns(board.rows), *COLUMNS]
+    columns = [*name_columns(board.rows), *COLUMNS, *(LC_COLUMNS if board.lc else ())]
     if not any(r.win_rates is not None and r.win_rates.humans is not None for r in board.rows):
         return columns, None
     first, *rest = by_name(WIN_RATES, PER_GENERATOR)
@@ -91,7 +128,13 @@ def shown_columns(board: Leaderboard) -> tuple[list[Column], str | None]:
 
 
 def leaderboard(
-    store: ProjectStore, rubric: str, judge_model: Judge = None, *, alpha: float = DEFAULT_ALPHA
+    store: ProjectStore,
+    rubric: str,
+    judge_model: Judge = None,
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    lc: str | None = MINIMAL,
+    gamed: GamedData | None = None,
 ) -> Leaderboard:
     if not 0.0 < alpha < 1.0:
         raise TiebreakError(f"--alpha must be between 0 and 1, got {alpha}")
@@ -100,11 +143,20 @@ def leaderboard(
     counters: dict[tuple[str | None, str | None], dict[str, HeadToHeadCounter]] = {}
     fits: dict[tuple[str | None, str | None], dict[str, WinRatesFit]] = {}
     lengths: dict[tuple[str | None, str | None], list[int]] = {}
-    for record in read_pairs(store, PairQuery(rubric, policy.judges, FIGURE_COLUMNS)):
+    lc_rows: dict[tuple[str | None, str | None], GeneratorRows] = {}
+    columns = (*FIGURE_COLUMNS, "instruction") if lc else FIGURE_COLUMNS
+    for record in read_pairs(store, PairQuery(rubric, policy.judges, columns)):
         view = PairView(record, policy, accepted=False)  # accepts agree with the judge
+        key = (record.model_b, record.model_a)
+        if lc:
+            # A broken pair stays a row, with no preference (AlpacaEval's NaN).
+            prefs = (
+                {} if view.broken else {p.dimension: p.preference for p in pair_facts(view, dims)}
+            )
+            got = lc_rows.setdefault(key, GeneratorRows())
+            got.add(record.fields.instruction or "", record.len_a, record.len_b, prefs)
         if view.broken:
             continue
-        key = (record.model_b, record.model_a)
         total = lengths.setdefault(key, [0, 0])
         total[0] += record.len_b
         total[1] += 1
@@ -117,12 +169,18 @@ def leaderboard(
                 per_dim[p.dimension].add(p.preference)
             fit[p.dimension].add(p)
     context, _, _ = fit_context(store, rubric, alpha=alpha)
+    orders = baseline_orders(lc_rows)
     rows = []
     for dim in dims:
         block = []
         for (generator, baseline), per_dim in counters.items():
             length, count = lengths[(generator, baseline)]
             win_rates = fits[(generator, baseline)][dim].finish(Finish(dim, "", 0, fits=context))
+            figure = LcFigure()
+            if lc:
+                got = lc_rows[(generator, baseline)]
+                order = orders.get(baseline or "")
+                figure = lc_figure(generator, baseline, got, dim, order, lc, gamed)
             block.append(
                 LeaderboardRow(
                     **asdict(per_dim[dim].finish()),
@@ -131,8 +189,11 @@ def leaderboard(
                     baseline=baseline,
                     avg_length=int(length / count),
                     win_rates=win_rates,
+                    lc_win_rate=figure.win_rate,
+                    lc_standard_error=figure.standard_error,
+                    lc_reason=figure.reason,
                 )
             )
         block.sort(key=lambda r: (r.win_rate is None, -(r.win_rate or 0), r.generator or ""))
         rows += block
-    return Leaderboard(rubric, policy.name or None, rows, alpha)
+    return Leaderboard(rubric, policy.name or None, rows, alpha, lc)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import judge_models
 from desktop.adapters.store.rubrics import rubric_names
+from desktop.domain.length_control import MINIMAL, GamedData
 from desktop.services.figure_charts import source_ratings
 from desktop.services.juries import jury_names
 from desktop.services.jury_stats import JuryStats, jury_stats
@@ -44,6 +45,8 @@ def gather(
     *,
     alpha: float,
     seed: int,
+    lc: str | None = MINIMAL,
+    gamed: GamedData | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> list[RubricFigures]:
     """Every rubric's figures (those named, else every rubric with verdicts);
@@ -56,7 +59,11 @@ def gather(
         figures = []
         for judge in judges or [None]:  # a rubric with reviewers' verdicts only
             stats = rubric_stats(store, rubric, judge, seed=seed, alpha=alpha)
-            board = None if judge is None else leaderboard(store, rubric, judge, alpha=alpha)
+            board = (
+                None
+                if judge is None
+                else leaderboard(store, rubric, judge, alpha=alpha, lc=lc, gamed=gamed)
+            )
             figures.append(JudgeFigures(stats, jury_stats(store, rubric, judge), board))
             done += 1
             if progress is not None:

@@ -21,6 +21,7 @@ from desktop.services.figures import AGREEMENT, WIN_RATES, Column
 from desktop.services.judge_bias_rows import HEADING as BIAS_HEADING
 from desktop.services.judge_bias_rows import OUTPUT_1_NOTE
 from desktop.services.judge_bias_rows import shown_columns as bias_columns
+from desktop.services.leaderboard import lc_note
 from desktop.services.leaderboard import shown_columns as board_columns
 
 if TYPE_CHECKING:
@@ -107,7 +108,8 @@ def _board(board: Leaderboard | None) -> dict[str, object] | None:
         }
         for dim in dims
     ]
-    return {"note": three_ways, "tables": tables, "named": len(dims) > 1}
+    lc = [shown(line.strip()) for line in lc_note(board)]
+    return {"note": three_ways, "tables": tables, "named": len(dims) > 1, "lc": lc}
 
 
 def _votes(rows: Sequence[VoteAgreementRow] | None, *, judge: bool) -> list[list[str]]:
@@ -350,7 +352,8 @@ question, model pair (in either order) and turn, as FastChat counts them for MT-
 {% if j.board %}<h4>By generator: one row per generator (B) against its baseline (A)</h4>
 {% if j.board.note %}<p class="note">{{ j.board.note }}.</p>{% endif %}
 {% for t in j.board.tables %}{% if j.board.named %}<p class="note">{{ t.dimension }}</p>{% endif %}
-{{ grid(t.table) }}{% endfor %}{% endif %}
+{{ grid(t.table) }}{% endfor %}
+{% for line in j.board.lc %}<p class="note">{{ line }}</p>{% endfor %}{% endif %}
 <h4>The judge against the reviewers</h4>
 {% if j.agreement %}{{ grid(j.agreement) }}{% else %}<p class="note">{{ j.against }}</p>{% endif %}
 {% for v in j.votes %}<p class="note">{{ v.dimension }}: the judge's vote against each

@@ -11,6 +11,7 @@ from pathlib import Path
 from desktop.adapters.formats.atomic import atomic_text_file, check_target
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.errors import TiebreakError
+from desktop.domain.length_control import MINIMAL, GamedData
 from desktop.services.report.gather import gather
 from desktop.services.report.page import page
 
@@ -31,6 +32,8 @@ def write_report(
     rubrics: Sequence[str] = (),
     alpha: float = 0.05,
     seed: int = 0,
+    lc: str | None = MINIMAL,
+    gamed: GamedData | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> ReportSummary:
     out = Path(out)
@@ -38,7 +41,7 @@ def write_report(
     target = check_target(out, keep=store.path)
     if not target.parent.is_dir():
         raise TiebreakError(f"{out.parent if str(out.parent) else '.'}: no such folder")
-    figures = gather(store, rubrics, alpha=alpha, seed=seed, progress=progress)
+    figures = gather(store, rubrics, alpha=alpha, seed=seed, lc=lc, gamed=gamed, progress=progress)
     text, charts = page(store.path.name, figures, alpha=alpha, made=datetime.now(UTC))
     store.ensure_read_whole()  # figures of two files are no report: nothing is written
     with atomic_text_file(out, keep=store.path) as fh:
