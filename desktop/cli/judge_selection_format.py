@@ -8,7 +8,7 @@ from desktop.services.judge_selection import Selection
 
 
 def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.1f}"
+    return "-" if x is None else f"{100 * x:.1f}%"
 
 
 def _est(e: Estimate, scale: float = 100.0, digits: int = 1) -> str:
@@ -44,9 +44,9 @@ def selection_lines(selection: Selection) -> list[str]:
             f" MT-bench w/o ties {_est(row.mtbench)} on {row.mtbench_pairs:,}",
             f"  kappa {_est(row.kappa, 1, 3)}; pi {_est(row.pi, 1, 3)};"
             f" difference to best {_est(row.difference)}",
-            f"  consistent {_pct(row.consistency)}%, prefer first {_pct(row.prefer_first)}%,"
-            f" stable {_pct(row.stability)}%, parse failures {_pct(row.parse_failure_share)}%,"
-            f" errors {_pct(row.error_share)}%; tokens/pair {tokens}, seconds/pair {secs}{cost}",
+            f"  consistent {_pct(row.consistency)}, prefer first {_pct(row.prefer_first)},"
+            f" stable {_pct(row.stability)}, parse failures {_pct(row.parse_failure_share)},"
+            f" errors {_pct(row.error_share)}; tokens/pair {tokens}, seconds/pair {secs}{cost}",
         ]
     lines += t.notes
     return lines
