@@ -223,3 +223,28 @@ def test_cli_selection_table_against_reviewers_and_gold(tmp_path: Path) -> None:
     bad = tiebreak("judges", path, "--against", "reviewers", "--dimension", "nope")
     assert bad.returncode != 0 and "no dimension 'nope'" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_service_counts_tokens_seconds_and_cost_from_a_profile_price(tmp_path: Path) -> None:
+    from desktop.adapters.store import open_project
+    from desktop.domain.profiles import ModelProfile
+    from desktop.services.judge_selection import judge_selection
+
+    path = _judged_project(tmp_path)
+    with open_project(path) as store:
+        store.conn.execute(
+            "UPDATE judge_results SET prompt_tokens = 100, completion_tokens = 10,"
+            " latency_ms = 500 WHERE judge_model = 'good'"
+        )
+        store.conn.commit()
+        priced = ModelProfile(name="g", model="good", base_url="http://x", price_in=2, price_out=8)
+        sel = judge_selection(store, "r", against="gold", rounds=50, profiles=[priced])
+    rows = {(r.name, r.use): r for r in sel.table.rows}
+    good = rows[("good", js.OrderUse.AVERAGED)]
+    # Two answers a pair: 220 tokens, 1 s, (200 * 2 + 20 * 8) / 1e6 dollars.
+    assert good.tokens_per_pair == pytest.approx(220)
+    assert good.seconds_per_pair == pytest.approx(1.0)
+    assert good.cost_per_pair == pytest.approx(560 / 1e6)
+    assert rows[("good", js.OrderUse.ONE)].tokens_per_pair == pytest.approx(110)
+    assert rows[("good", js.OrderUse.ONE)].cost_per_pair == pytest.approx(280 / 1e6)
+    assert rows[("flaky", js.OrderUse.AVERAGED)].cost_per_pair is None

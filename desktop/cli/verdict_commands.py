@@ -414,6 +414,7 @@ def cmd_judges(args: argparse.Namespace) -> int:
 
 
 def _judge_selection(args: argparse.Namespace) -> int:
+    from desktop.adapters.profiles_file import load_profiles
     from desktop.adapters.store import open_project
     from desktop.cli.judge_selection_format import selection_lines
     from desktop.cli.terminal import print_json
@@ -431,6 +432,7 @@ def _judge_selection(args: argparse.Namespace) -> int:
             alpha=args.alpha,
             rounds=args.rounds,
             seed=args.seed,
+            profiles=load_profiles().values(),
         )
     if args.json:
         print_json(dataclasses.asdict(selection))

@@ -8,6 +8,7 @@ where the imported rows of a pair agree. The arithmetic is ``domain/judge_select
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +20,7 @@ from desktop.domain import judge_selection as js
 from desktop.domain.errors import TiebreakError
 from desktop.domain.pair_record import JudgeAnswer
 from desktop.domain.pair_view import PairView
+from desktop.domain.profiles import ModelProfile
 from desktop.domain.verdicts import IMPORTED, Verdict
 from desktop.services.juries import jury_names, named_jury
 from desktop.services.rubric_choice import dimensions_of
@@ -59,8 +61,10 @@ def judge_selection(
     alpha: float = 0.05,
     rounds: int = 1000,
     seed: int = 0,
+    profiles: Iterable[ModelProfile] = (),
 ) -> Selection:
-    """The table for ``rubric`` on ``dimension`` (default its first)."""
+    """The table for ``rubric`` on ``dimension`` (default its first); a judge's cost per
+    pair where one of ``profiles`` names its model (or is named so) and sets a price."""
     if against not in AGAINST:
         raise TiebreakError(f"--against must be one of {', '.join(AGAINST)}, not {against!r}")
     dims = dimensions_of(store, rubric)
@@ -87,24 +91,39 @@ def judge_selection(
             ab, ba = record.answer(j, "AB"), record.answer(j, "BA")
             codes[j][0].append(_code(ab, dim))
             codes[j][1].append(_code(ba, dim))
-            t_in, t_out = tokens.get((record.id, j), (0, 0))
-            ms = sum((a.latency_ms or 0.0) for a in (ab, ba) if a is not None)
-            spent[j].append((t_in, t_out, ms / 1000))
+            for order, answer in (("AB", ab), ("BA", ba)):
+                t_in, t_out = tokens.get((record.id, j, order), (0, 0))
+                ms = 0.0 if answer is None else answer.latency_ms or 0.0
+                spent[j].append((t_in, t_out, ms / 1000))
         for name, policy in juries:
             verdict = None if policy is None else PairView(record, policy).judge(dim)[0]
             jury_codes[name].append(js.MISSING if verdict is None else js.CODE[verdict])
     if not ref:
         what = "gold label" if against == "gold" else "reviewers' consensus"
         raise TiebreakError(f"rubric {rubric}: no pair has a {what} on {dim}")
+    prices: dict[str, tuple[float | None, float | None]] = {}
+    for p in profiles:
+        if p.price_in is not None or p.price_out is not None:
+            for key in (p.name, p.model):
+                prices.setdefault(key, (p.price_in, p.price_out))
     configurations = []
     for j in judges:
         first, second = (np.array(c, dtype=np.int8) for c in codes[j])
-        cost = np.array(spent[j], dtype=np.float64).reshape(-1, 3)
-        arrays = {"tokens_in": cost[:, 0], "tokens_out": cost[:, 1], "seconds": cost[:, 2]}
+        # (pair, order, [tokens in, tokens out, seconds]): one order spends the AB answer's.
+        cost = np.array(spent[j], dtype=np.float64).reshape(-1, 2, 3)
+        price_in, price_out = prices.get(j, (None, None))
         uses = [js.OrderUse.ONE]
         if (second != js.MISSING).any():
             uses += [js.OrderUse.CONSERVATIVE, js.OrderUse.AVERAGED]
         for use in uses:
+            spend = cost[:, 0, :] if use is js.OrderUse.ONE else cost.sum(axis=1)
+            arrays = {
+                "tokens_in": spend[:, 0],
+                "tokens_out": spend[:, 1],
+                "seconds": spend[:, 2],
+                "price_in": price_in,
+                "price_out": price_out,
+            }
             configurations.append(js.configuration(j, use, first, second, **arrays))
     for name, _ in juries:
         configurations.append(js.configuration(f"jury {name}", js.OrderUse.ONE, jury_codes[name]))

@@ -285,13 +285,15 @@ def orders_seen(store: ProjectStore, rubric: str) -> dict[str, str]:
     }
 
 
-def answer_tokens(store: ProjectStore, rubric_name: str) -> dict[tuple[int, str], tuple[int, int]]:
-    """(pair, judge) -> (prompt tokens, completion tokens) summed over the stored answers:
-    what judging a pair cost each judge."""
+def answer_tokens(
+    store: ProjectStore, rubric_name: str
+) -> dict[tuple[int, str, str], tuple[int, int]]:
+    """(pair, judge, order) -> (prompt tokens, completion tokens) summed over the stored
+    answers: what judging a pair in one order cost each judge."""
     rows = store.conn.execute(
-        "SELECT pair_id, judge_model, SUM(COALESCE(prompt_tokens, 0)),"
+        "SELECT pair_id, judge_model, ord, SUM(COALESCE(prompt_tokens, 0)),"
         " SUM(COALESCE(completion_tokens, 0)) FROM judge_results"
-        " WHERE rubric_name = ? GROUP BY pair_id, judge_model",
+        " WHERE rubric_name = ? GROUP BY pair_id, judge_model, ord",
         (rubric_name,),
     )
-    return {(r[0], r[1]): (r[2], r[3]) for r in rows}
+    return {(r[0], r[1], r[2]): (r[3], r[4]) for r in rows}
