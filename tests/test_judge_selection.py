@@ -248,3 +248,39 @@ def test_service_counts_tokens_seconds_and_cost_from_a_profile_price(tmp_path: P
     assert rows[("good", js.OrderUse.ONE)].tokens_per_pair == pytest.approx(110)
     assert rows[("good", js.OrderUse.ONE)].cost_per_pair == pytest.approx(280 / 1e6)
     assert rows[("flaky", js.OrderUse.AVERAGED)].cost_per_pair is None
+
+
+def test_two_judges_judged_through_the_test_server(tmp_path: Path) -> None:
+    """Judge "smart" names the response with GOOD in it, judge "first" always the one shown
+    first; both judged in both orders; the reviewer says A (the GOOD one) on every pair."""
+    from desktop.adapters.store import open_project
+    from desktop.services.judge_selection import judge_selection
+    from tests.judging_helpers import SINGLE, make_job, project, responses_in
+    from tests.openai_server import OpenAIServer
+    from tests.stats_helpers import review
+
+    def responder(request: dict[str, object]) -> str:
+        shown = responses_in(request)  # type: ignore[arg-type]
+        if request["model"] == "first":
+            return "A"
+        return "A" if "GOOD" in shown[0] else "B"
+
+    path = project(tmp_path, 4)
+    server = OpenAIServer(responder=responder, models=("smart", "first"))
+    with server, open_project(path) as store:
+        for model in ("smart", "first"):
+            make_job(store, server, SINGLE, model=model, options={"swap": True}).run()
+        for i in range(1, 5):
+            review(store, str(i), "overall", "A", rubric=SINGLE.name, dims=("overall",))
+        sel = judge_selection(store, SINGLE.name, against="reviewers", rounds=100)
+    rows = {(r.name, r.use): r for r in sel.table.rows}
+    assert sel.table.pairs == 4
+    assert rows[("smart", js.OrderUse.AVERAGED)].judgebench.value == 1.0
+    assert rows[("smart", js.OrderUse.AVERAGED)].consistency == 1.0
+    first_one = rows[("first", js.OrderUse.ONE)]
+    first_both = rows[("first", js.OrderUse.CONSERVATIVE)]
+    assert first_one.judgebench.value == 1.0  # the GOOD response is always shown first
+    assert first_both.judgebench.value == 0.0  # one right order and one wrong is wrong
+    assert first_both.rewardbench.value == 0.5  # inconsistent: a tie
+    assert first_both.prefer_first == 1.0 and first_both.consistency == 0.0
+    assert rows[("smart", js.OrderUse.ONE)].near_best
