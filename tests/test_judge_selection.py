@@ -254,6 +254,7 @@ def test_two_judges_judged_through_the_test_server(tmp_path: Path) -> None:
     """Judge "smart" names the response with GOOD in it, judge "first" always the one shown
     first; both judged in both orders; the reviewer says A (the GOOD one) on every pair."""
     from desktop.adapters.store import open_project
+    from desktop.adapters.store.juries import JuryRow, save_jury
     from desktop.services.judge_selection import judge_selection
     from tests.judging_helpers import SINGLE, make_job, project, responses_in
     from tests.openai_server import OpenAIServer
@@ -272,6 +273,7 @@ def test_two_judges_judged_through_the_test_server(tmp_path: Path) -> None:
             make_job(store, server, SINGLE, model=model, options={"swap": True}).run()
         for i in range(1, 5):
             review(store, str(i), "overall", "A", rubric=SINGLE.name, dims=("overall",))
+        save_jury(store, JuryRow(SINGLE.name, "pair", ("smart", "first"), "majority"))
         sel = judge_selection(store, SINGLE.name, against="reviewers", rounds=100)
     rows = {(r.name, r.use): r for r in sel.table.rows}
     assert sel.table.pairs == 4
@@ -284,3 +286,8 @@ def test_two_judges_judged_through_the_test_server(tmp_path: Path) -> None:
     assert first_both.rewardbench.value == 0.5  # inconsistent: a tie
     assert first_both.prefer_first == 1.0 and first_both.consistency == 0.0
     assert rows[("smart", js.OrderUse.ONE)].near_best
+    jury = rows[("jury pair", js.OrderUse.ONE)]
+    # The jury's majority of "smart" (A) and "first" (its orders disagree: a tie) is a tie:
+    # wrong for JudgeBench, half for RewardBench.
+    assert jury.pairs == 4 and jury.judgebench.value == 0.0
+    assert jury.rewardbench.value == 0.5
