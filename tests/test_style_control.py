@@ -114,3 +114,118 @@ def test_features_are_relative_differences_standardised() -> None:
     assert x[:, 0] == pytest.approx((ratio - ratio.mean()) / ratio.std())
     assert x[:, 1].mean() == pytest.approx(0.0) and x[:, 1].std() == pytest.approx(1.0)
     assert np.all(x[:, 2:] == 0.0)  # a feature that never varies stays 0
+
+
+# ---- `tiebreak stats --ratings --style-control` on a project --------------------------------
+
+
+def styled_project(tmp_path, verdicts: int = 600):
+    """Pairs among five generators whose answers differ in length and markdown, judged by
+    "m"; the longer answer wins more often. Returns the project and the battles as
+    arena-rank should see them (names, A, B, A's outcome, the answers)."""
+    from desktop.adapters.store import open_project
+    from desktop.services.importing import import_file
+    from tests.helpers import new_project, write_jsonl
+    from tests.stats_helpers import add_rubric, judge
+
+    rng = np.random.default_rng(7)
+    names = [f"gen-{i}" for i in range(5)]
+    strength = rng.normal(0, 0.8, 5)
+    a = rng.integers(0, 5, verdicts)
+    b = (a + rng.integers(1, 5, verdicts)) % 5
+
+    def answer(model: int) -> str:
+        words = " ".join(["word"] * int(rng.integers(5, 80)))
+        bullets = "".join(f"- **point** {j}\n" for j in range(int(rng.integers(0, 4))))
+        heading = "# Answer\n" if rng.random() < 0.3 else ""
+        code = "```\n# not a header\n```\n" if rng.random() < 0.2 else ""
+        return f"{heading}{words}\n{bullets}{code}"
+
+    texts_a = [answer(i) for i in a]
+    texts_b = [answer(i) for i in b]
+    gap = np.array([len(x) - len(y) for x, y in zip(texts_a, texts_b, strict=True)])
+    p_a = 1 / (1 + np.exp(-(strength[a] - strength[b] + gap / 150)))
+    outcome = (rng.random(verdicts) < p_a).astype(float)
+    rows = [
+        {
+            "id": f"p{i}",
+            "instruction": f"question {i}",
+            "output_1": texts_a[i],
+            "output_2": texts_b[i],
+            "generator_1": names[a[i]],
+            "generator_2": names[b[i]],
+        }
+        for i in range(verdicts)
+    ]
+    path = new_project(tmp_path)
+    with open_project(path) as store:
+        import_file(store, write_jsonl(tmp_path / "pairs.jsonl", rows))
+        add_rubric(store, "r", ("overall",))
+        for pid, o in enumerate(outcome, start=1):
+            judge(store, pid, overall="A" if o == 1.0 else "B")
+    return path, (names, a, b, outcome, texts_a, texts_b)
+
+
+@pytest.mark.slow
+def test_the_style_control_command_equals_arena_rank_on_a_project(tmp_path) -> None:
+    from desktop.adapters.tokenizer import token_counter
+    from tests.helpers import tiebreak
+
+    path, (names, a, b, outcome, texts_a, texts_b) = styled_project(tmp_path)
+    done = tiebreak(
+        "stats", path, "--ratings", "--style-control", "--json", "--rounds", "50", "--seed", "2"
+    )
+    assert done.returncode == 0, done.stderr
+    import json
+
+    (got,) = json.loads(done.stdout)["ratings"]
+    style = got["style"]
+    tokenizer, tokens = token_counter()
+    assert style["tokenizer"] == tokenizer
+    counts_a = np.array([answer_style(t, tokens) for t in texts_a], dtype=float)
+    counts_b = np.array([answer_style(t, tokens) for t in texts_b], dtype=float)
+    x = battle_features(counts_a, counts_b)
+    reg = cbt.fastchat_reg(len(a))
+    _, _, theirs = arena_rank_contextual(names, a, b, outcome, x, reweighted=False, reg=reg)
+    expected = dict(zip(theirs["competitors"], np.asarray(theirs["ratings"]), strict=True))
+    lower = dict(zip(theirs["competitors"], np.asarray(theirs["rating_lower"]), strict=True))
+    upper = dict(zip(theirs["competitors"], np.asarray(theirs["rating_upper"]), strict=True))
+    plain = {m["model"]: m["rating"] for m in got["models"]}
+    assert [m["model"] for m in style["models"]] == [m["model"] for m in got["models"]]
+    for m, shift in zip(style["models"], style["shift"], strict=True):
+        assert m["rating"] == pytest.approx(expected[m["model"]], abs=0.01)
+        assert m["sandwich"] == pytest.approx([lower[m["model"]], upper[m["model"]]], abs=0.01)
+        assert m["bootstrap"][0] < m["rating"] < m["bootstrap"][1]
+        assert shift == pytest.approx(m["rating"] - plain[m["model"]])
+    coefficients = {c["feature"]: c for c in style["coefficients"]}
+    assert [c["value"] for c in style["coefficients"]] == pytest.approx(
+        np.asarray(theirs["coeffs"]).tolist(), abs=1e-5
+    )
+    tokens_coef = coefficients["tokens"]
+    assert tokens_coef["sandwich"][0] > 0  # longer answers won more, and the fit sees it
+    text = tiebreak("stats", path, "--ratings", "--style-control", "--rounds", "0")
+    assert text.returncode == 0, text.stderr
+    assert "with style control" in text.stdout and f"tokens by {tokenizer}" in text.stdout
+    assert "style coefficients" in text.stdout
+
+
+def test_style_control_goes_with_ratings(tmp_path) -> None:
+    from tests.helpers import tiebreak
+
+    path, _ = styled_project(tmp_path, verdicts=20)
+    done = tiebreak("stats", path, "--style-control")
+    assert done.returncode == 1 and "--style-control goes with --ratings" in done.stderr
+
+
+def test_tokens_are_counted_by_a_named_tokenizer() -> None:
+    """tiktoken's cl100k_base where it loads offline, else characters, saying which."""
+    from desktop.adapters.tokenizer import CHARACTERS, token_counter
+
+    name, tokens = token_counter()
+    try:
+        import tiktoken  # noqa: F401
+    except ImportError:
+        assert (name, tokens("five.")) == (CHARACTERS, 5)
+    else:
+        assert name.startswith("tiktoken cl100k_base") or name == CHARACTERS
+        assert tokens("hello world") == (2 if name != CHARACTERS else 11)
