@@ -160,8 +160,10 @@ def test_the_report_holds_every_judge_and_needs_nothing_else(
     for needle in ("judge alone", "humans alone", "PPI++ (judge + humans)", "ECE", "reviewers"):
         assert needle in text, needle
     assert "jurors' Fleiss κ" in text and "each judge against the reviewers" in text
-    # The overview; 3 per judge and jury; the jurors; ratings from each and the reviewers.
-    assert len(svgs) == 1 + 3 * 3 + 1 + 4
+    # The overview; 3 per judge and jury; the jurors; ratings from each and the reviewers,
+    # each plain and with style control.
+    assert len(svgs) == 1 + 3 * 3 + 1 + 4 + 4
+    assert "with style control (coefficients tokens" in text and "on the plain rating" in text
 
 
 def test_the_report_shows_the_figures_stats_computes(

@@ -22,7 +22,7 @@ from desktop.services.judge_bias_rows import shown_columns as bias_columns
 from desktop.services.judges import JudgeRow
 from desktop.services.leaderboard import Leaderboard, lc_note, shown_columns
 from desktop.services.ratings import COLUMNS as RATING_COLUMNS
-from desktop.services.ratings import HUMANS, GeneratorRatings
+from desktop.services.ratings import HUMANS, GeneratorRatings, StyleControl
 from desktop.services.review_queue import QueueItem
 from desktop.services.stats import DimensionStats, Section, Stats
 
@@ -254,6 +254,33 @@ def ratings_lines(r: GeneratorRatings) -> list[str]:
     lines.append(" " * width + "".join(f" {n:>{cell}}" for n in names))
     for m, row in zip(names, r.win_rate, strict=True):
         lines.append(f"{m:<{width}}" + "".join(f" {pct(v):>{cell}}" for v in row))
+    if r.style is not None:
+        lines += ["", *_style_lines(r.style, name)]
+    return lines
+
+
+def _style_lines(style: StyleControl, name: Column) -> list[str]:
+    """The style-controlled ratings beside the plain ones, then the style coefficients."""
+    shift = dict(zip((m.model for m in style.models), style.shift, strict=True))
+    change = Column("shift", "vs plain", 9, lambda m: shift[m.model], lambda v: f"{v:+.1f}")
+    lines = [
+        "with style control (Chatbot Arena's: answers' tokens, headers, lists and bold, code"
+        f" blocks left out; tokens by {style.tokenizer}):",
+        *grid((name, *RATING_COLUMNS[:1], change, *RATING_COLUMNS[1:]), style.models),
+        "",
+        "style coefficients (log-odds per standard deviation of the feature; above 0, more"
+        " of it wins more):",
+    ]
+    for c in style.coefficients:
+        boot = (
+            ""
+            if c.bootstrap is None
+            else f"  bootstrap {c.bootstrap[0]:+.3f}–{c.bootstrap[1]:+.3f}"
+        )
+        lines.append(
+            f"  {c.feature:<8} {c.value:+.3f}  sandwich {c.sandwich[0]:+.3f}–{c.sandwich[1]:+.3f}"
+            + boot
+        )
     return lines
 
 

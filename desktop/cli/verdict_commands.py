@@ -121,6 +121,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="N",
         help="--ratings: bootstrap rounds (default 1000; 0: the sandwich intervals only)",
     )
+    p.add_argument(
+        "--style-control",
+        action="store_true",
+        help="--ratings: also the ratings with the answers' length and markdown (headers,"
+        " lists, bold) accounted for, as Chatbot Arena's style control, and the style"
+        " coefficients",
+    )
     p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser(
@@ -348,10 +355,12 @@ def _check_stats_options(args: argparse.Namespace) -> None:
     if args.ratings and (args.by or args.compare_rubric or args.compare_model):
         raise TiebreakError("--ratings goes alone: not with --by or --compare-*")
     if not args.ratings:
-        given = [name for name in ("humans", "anchor", "rounds") if getattr(args, name)]
+        given = [
+            name for name in ("humans", "anchor", "rounds", "style_control") if getattr(args, name)
+        ]
         given += ["rounds"] if args.rounds == 0 else []
         if given:
-            raise TiebreakError(f"--{given[0]} goes with --ratings")
+            raise TiebreakError(f"--{given[0].replace('_', '-')} goes with --ratings")
 
 
 def _ratings(store: ProjectStore, args: argparse.Namespace) -> int:
@@ -368,6 +377,7 @@ def _ratings(store: ProjectStore, args: argparse.Namespace) -> int:
         rounds=1000 if args.rounds is None else args.rounds,
         seed=args.seed,
         level=1 - args.alpha,
+        style_control=args.style_control,
     )
     if args.json:
         print_json({"ratings": [dataclasses.asdict(r) for r in found]})

@@ -102,17 +102,51 @@ def ratings_chart(g: GeneratorRatings, *, width: float = charts.REPORT_WIDTH) ->
     return charts.interval_chart(rows, title=title, axis=axis, reference=centre, width=width)
 
 
+def style_chart(g: GeneratorRatings, *, width: float = charts.REPORT_WIDTH) -> str | None:
+    """The same source's ratings with style control (``GeneratorRatings.style``) as a
+    forest plot, each row's note giving its change from the plain rating; None without."""
+    if g.style is None:
+        return None
+    rows = [
+        charts.Interval(
+            shown(m.model),
+            m.rating,
+            m.sandwich[0],
+            m.sandwich[1],
+            f"{m.rating:.0f} ({m.sandwich[0]:.0f}–{m.sandwich[1]:.0f}), {shift:+.0f} on the"
+            f" plain rating, rank {m.sandwich_rank}",
+        )
+        for m, shift in zip(g.style.models, g.style.shift, strict=True)
+    ]
+    source = "the reviewers" if g.source == HUMANS else shown(g.source)
+    coefficients = ", ".join(f"{c.feature} {c.value:+.2f}" for c in g.style.coefficients)
+    title = (
+        f"{shown(g.dimension)} · verdicts of {source}, with style control"
+        f" (coefficients {coefficients}; tokens by {g.style.tokenizer})"
+    )
+    axis = f"rating (Elo scale), {100 * g.level:g}% intervals (sandwich)"
+    centre = 1000.0 if g.anchor is None else None
+    return charts.interval_chart(rows, title=title, axis=axis, reference=centre, width=width)
+
+
 def source_ratings(
-    store: ProjectStore, rubric: str, judges: Sequence[str | None], level: float
+    store: ProjectStore,
+    rubric: str,
+    judges: Sequence[str | None],
+    level: float,
+    *,
+    style_control: bool = False,
 ) -> list[GeneratorRatings]:
     """Each judge's ratings, then the reviewers', where they rate two generators or more
-    (sandwich intervals only: made in seconds, and Arena's own intervals are these)."""
+    (sandwich intervals only: made in seconds, and Arena's own intervals are these);
+    ``style_control``: with the style-controlled ratings too (the report's)."""
     from desktop.services.ratings import rate_generators
 
     out = []
+    style = style_control
     for judge in judges:
-        out += rate_generators(store, rubric, judge, rounds=0, level=level)
-    out += rate_generators(store, rubric, humans=True, rounds=0, level=level)
+        out += rate_generators(store, rubric, judge, rounds=0, level=level, style_control=style)
+    out += rate_generators(store, rubric, humans=True, rounds=0, level=level, style_control=style)
     return [r for r in out if r.models]
 
 

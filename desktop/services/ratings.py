@@ -14,6 +14,7 @@ left out.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -25,6 +26,7 @@ from desktop.domain.errors import TiebreakError
 from desktop.domain.head_to_head import b_score
 from desktop.domain.judge_policy import policy_for
 from desktop.domain.limits import MAX_ROUNDS, SQLITE_MAX
+from desktop.domain.pair_record import PairRecord
 from desktop.domain.pair_view import PairView
 from desktop.services.figure_formats import DASH, count
 from desktop.services.figures import Column
@@ -35,6 +37,7 @@ if TYPE_CHECKING:  # numpy loads when ratings are first computed
 
 HUMANS = "reviewers"
 _COLUMNS = ("id", "model_a", "model_b")
+_STYLE_COLUMNS = (*_COLUMNS, "response_a", "response_b")
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,30 @@ class GeneratorRatings:
     rounds: int
     seed: int
     anchor: tuple[str, float] | None
+    style: StyleControl | None = None  # with --style-control
+
+
+@dataclass(frozen=True)
+class StyleCoefficient:
+    """One style feature's coefficient, in log-odds per standard deviation of the feature
+    (A's answer against B's, relative to their size): above 0, more of it wins more."""
+
+    feature: str  # tokens, headers, lists or bold
+    value: float
+    sandwich: tuple[float, float]
+    bootstrap: tuple[float, float] | None
+
+
+@dataclass(frozen=True)
+class StyleControl:
+    """The same battles rated with the answers' style accounted for (Chatbot Arena's style
+    control): ``models`` in the order of the plain ratings, ``shift`` each one's controlled
+    rating less its plain one."""
+
+    tokenizer: str  # what counted the tokens: "tiktoken cl100k_base..." or characters
+    coefficients: list[StyleCoefficient]
+    models: list[ModelRating]
+    shift: list[float]
 
 
 def rate_generators(
@@ -82,12 +109,14 @@ def rate_generators(
     rounds: int = 1000,
     seed: int = 0,
     level: float = 0.95,
+    style_control: bool = False,
 ) -> list[GeneratorRatings]:
     """Ratings per rubric (the one named, else every rubric with verdicts) and dimension,
     from the judge's verdicts (``judge_model``, default the latest used) or, with
     ``humans``, the reviewers'. ``anchor`` (model, rating) puts that model at that rating
     instead of the mean at 1000; ``rounds`` bootstrap rounds, seeded by ``seed`` (0: no
-    bootstrap). Errors are one-line ``TiebreakError``s."""
+    bootstrap). ``style_control``: also the ratings with the answers' length and markdown
+    accounted for (``StyleControl``). Errors are one-line ``TiebreakError``s."""
     if not 0 <= rounds <= MAX_ROUNDS:
         raise TiebreakError(f"--rounds must be from 0 to {MAX_ROUNDS:,}, got {rounds:,}")
     if not 0 <= seed <= SQLITE_MAX:
@@ -97,7 +126,7 @@ def rate_generators(
     names = rubric_names(store)
     if rubric is not None:
         names = [require_rubric(store, rubric, names)]
-    fit = _Fit(anchor, rounds, seed, level)
+    fit = _Fit(anchor, rounds, seed, level, style_control)
     return [r for name in names for r in _rubric_ratings(store, name, judge_model, humans, fit)]
 
 
@@ -107,6 +136,7 @@ class _Fit:
     rounds: int
     seed: int
     level: float
+    style_control: bool = False
 
 
 def _rubric_ratings(
@@ -116,8 +146,11 @@ def _rubric_ratings(
     policy = None if humans else policy_for(pick_judge(store, rubric, judge_model))
     source = HUMANS if policy is None else (policy.name or DASH)
     battles: dict[str, tuple[list[str], list[str], list[float]]] = {d: ([], [], []) for d in dims}
+    styles: dict[str, list[tuple[Style, Style]]] = {d: [] for d in dims}
     left_out = dict.fromkeys(dims, 0)
-    query = PairQuery(rubric, () if policy is None else policy.judges, _COLUMNS, reviews=humans)
+    columns = _STYLE_COLUMNS if fit.style_control else _COLUMNS
+    query = PairQuery(rubric, () if policy is None else policy.judges, columns, reviews=humans)
+    counter = _Styler() if fit.style_control else None
     for record in read_pairs(store, query):
         view = PairView(record, policy, accepted=False)  # accepts agree with the judge
         if humans and view.broken:
@@ -139,7 +172,94 @@ def _rubric_ratings(
                 side_a.append(str(a))
                 side_b.append(str(b))
                 values.append(score)
-    return [_fitted(rubric, dim, source, battles[dim], left_out[dim], fit) for dim in dims]
+                if counter is not None:
+                    styles[dim].append(counter.of(record))
+    fitted = [_fitted(rubric, dim, source, battles[dim], left_out[dim], fit) for dim in dims]
+    if counter is None:
+        return fitted
+    return [
+        _with_style(r, battles[dim], styles[dim], counter.tokenizer, fit)
+        for r, dim in zip(fitted, dims, strict=True)
+    ]
+
+
+Style = tuple[int, int, int, int]
+
+
+class _Styler:
+    """Each pair's two answers' style counts, once per pair (a pair's dimensions and
+    reviewers share them)."""
+
+    def __init__(self) -> None:
+        from desktop.adapters.tokenizer import token_counter
+
+        self.tokenizer, self._tokens = token_counter()
+        self._done: dict[int, tuple[Style, Style]] = {}
+
+    def of(self, record: PairRecord) -> tuple[Style, Style]:
+        from desktop.domain.style_features import answer_style
+
+        found = self._done.get(record.id)
+        if found is None:
+            found = (
+                answer_style(str(record.fields.response_a or ""), self._tokens),
+                answer_style(str(record.fields.response_b or ""), self._tokens),
+            )
+            self._done = {record.id: found}  # pairs come one at a time
+        return found
+
+
+def _with_style(
+    r: GeneratorRatings,
+    battles: tuple[Sequence[str], Sequence[str], Sequence[float]],
+    styles: list[tuple[Style, Style]],
+    tokenizer: str,
+    fit: _Fit,
+) -> GeneratorRatings:
+    if not r.models:
+        return r
+    import numpy as np
+
+    from desktop.domain.style_features import FEATURES
+    from desktop.domain.style_ratings import style_ratings
+
+    model_a, model_b, scores = battles
+    s = style_ratings(
+        model_a,
+        model_b,
+        scores,
+        np.array([x for x, _ in styles], dtype=float),
+        np.array([y for _, y in styles], dtype=float),
+        rounds=fit.rounds,
+        seed=fit.seed,
+        level=fit.level,
+        anchor=fit.anchor,
+    )
+    plain = {m.model: m for m in r.models}
+    models = [
+        ModelRating(
+            model=m.model,
+            rating=s.rating[i],
+            sandwich=s.sandwich[i],
+            sandwich_rank=s.sandwich_rank[i],
+            bootstrap=None if s.bootstrap is None else s.bootstrap[i],
+            bootstrap_rank=None if s.bootstrap_rank is None else s.bootstrap_rank[i],
+            battles=m.battles,
+        )
+        for m in r.models
+        for i in [s.models.index(m.model)]
+    ]
+    coefficients = [
+        StyleCoefficient(
+            feature,
+            s.coefficient[f],
+            s.coefficient_sandwich[f],
+            None if s.coefficient_bootstrap is None else s.coefficient_bootstrap[f],
+        )
+        for f, feature in enumerate(FEATURES)
+    ]
+    shift = [m.rating - plain[m.model].rating for m in models]
+    return dataclasses.replace(r, style=StyleControl(tokenizer, coefficients, models, shift))
 
 
 def _fitted(

@@ -68,5 +68,11 @@ def gather(
             done += 1
             if progress is not None:
                 progress(done)
-        out.append(RubricFigures(rubric, figures, source_ratings(store, rubric, judges, 1 - alpha)))
+        out.append(
+            RubricFigures(
+                rubric,
+                figures,
+                source_ratings(store, rubric, judges, 1 - alpha, style_control=True),
+            )
+        )
     return out

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from desktop import __version__
 from desktop.domain.shown_text import shown
 from desktop.services import charts
-from desktop.services.figure_charts import judge_charts, jury_charts, ratings_chart
+from desktop.services.figure_charts import judge_charts, jury_charts, ratings_chart, style_chart
 from desktop.services.figure_formats import num, pct
 from desktop.services.figure_lines import reviewer_names, vote_cells
 from desktop.services.figures import AGREEMENT, WIN_RATES, Column
@@ -244,8 +244,15 @@ def _overview(r: RubricFigures, chart: _Charts) -> list[Markup]:
 
 
 def _ratings(r: RubricFigures, chart: _Charts) -> list[Markup]:
-    """Each source's ratings as a forest plot (``figure_charts.ratings_chart``)."""
-    return [chart(ratings_chart(g)) for g in r.ratings]
+    """Each source's ratings as a forest plot (``figure_charts.ratings_chart``), then the
+    same with style control (``figure_charts.style_chart``)."""
+    out = []
+    for g in r.ratings:
+        out.append(chart(ratings_chart(g)))
+        styled = style_chart(g)
+        if styled is not None:
+            out.append(chart(styled))
+    return out
 
 
 def page(
