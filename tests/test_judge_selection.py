@@ -215,6 +215,9 @@ def test_cli_selection_table_against_reviewers_and_gold(tmp_path: Path) -> None:
     best = [r for r in out["table"]["rows"] if r["best"]]
     assert len(best) == 1 and best[0]["name"] == "good"
     assert not flaky_both["near_best"]
+    # Imported answers say nothing of tokens or time: unknown, not free and instant.
+    assert (good_one["tokens_per_pair"], good_one["seconds_per_pair"]) == (None, None)
+    assert good_one["cost_per_pair"] is None
     # Against the reviewers' consensus (ann and the import disagree on p6: no consensus
     # there), good is right on every pair that has one.
     proc = tiebreak("judges", path, "--against", "reviewers", "--rounds", "200")
@@ -223,6 +226,9 @@ def test_cli_selection_table_against_reviewers_and_gold(tmp_path: Path) -> None:
     bad = tiebreak("judges", path, "--against", "reviewers", "--dimension", "nope")
     assert bad.returncode != 0 and "no dimension 'nope'" in bad.stderr
     assert "Traceback" not in bad.stderr
+    unknown = tiebreak("judges", path, "--against", "gold", "--rubric", "nope")
+    assert unknown.returncode == 1 and "no verdicts for rubric 'nope'" in unknown.stderr
+    assert "Traceback" not in unknown.stderr and "unexpected" not in unknown.stderr
 
 
 def test_service_counts_tokens_seconds_and_cost_from_a_profile_price(tmp_path: Path) -> None:

@@ -70,7 +70,7 @@ class Configuration:
     ``first`` is the vote with the pair shown as stored, ``second`` with it swapped (flipped
     back). ``repeated`` counts per pair the orders asked more than once, ``stable`` those of
     them whose repetitions all agreed. ``answers``/``parse_failures``/``errors`` count the
-    stored answers, ``tokens_in``/``tokens_out``/``seconds`` sum them.
+    stored answers, ``tokens_in``/``tokens_out``/``seconds`` sum them (NaN: not known).
     """
 
     name: str
@@ -344,10 +344,20 @@ def _row(
     if c.repeated is not None and c.stable is not None:
         stability = _share(float(c.stable[keep].sum()), float(c.repeated[keep].sum()))
     answers = float(c.answers[keep].sum())
-    t_in, t_out = float(c.tokens_in[keep].sum()), float(c.tokens_out[keep].sum())
+    # Per pair over the pairs whose counts are known (NaN: imported without them).
+    tokens = c.tokens_in[keep] + c.tokens_out[keep]
+    counted = ~np.isnan(tokens)
+    tokens_per_pair = _share(float(tokens[counted].sum()), float(counted.sum()))
+    seconds = c.seconds[keep]
+    timed = ~np.isnan(seconds)
+    seconds_per_pair = _share(float(seconds[timed].sum()), float(timed.sum()))
     cost = None
-    if pairs and (c.price_in is not None or c.price_out is not None):
-        cost = (t_in * (c.price_in or 0.0) + t_out * (c.price_out or 0.0)) / 1e6 / pairs
+    if counted.any() and (c.price_in is not None or c.price_out is not None):
+        t_in, t_out = (
+            float(c.tokens_in[keep][counted].sum()),
+            float(c.tokens_out[keep][counted].sum()),
+        )
+        cost = (t_in * (c.price_in or 0.0) + t_out * (c.price_out or 0.0)) / 1e6 / counted.sum()
     del ref
     return Row(
         name=c.name,
@@ -367,8 +377,8 @@ def _row(
         stability=stability,
         parse_failure_share=_share(float(c.parse_failures[keep].sum()), answers),
         error_share=_share(float(c.errors[keep].sum()), answers),
-        tokens_per_pair=_share(t_in + t_out, float(pairs)),
-        seconds_per_pair=_share(float(c.seconds[keep].sum()), float(pairs)),
+        tokens_per_pair=tokens_per_pair,
+        seconds_per_pair=seconds_per_pair,
         cost_per_pair=cost,
     )
 
@@ -381,18 +391,18 @@ def configuration(
     **arrays: object,
 ) -> Configuration:
     """A configuration from plain lists (tests, importers): counts default to one answer
-    per asked order, nothing spent."""
+    per asked order, tokens and seconds to unknown (NaN)."""
     f = np.asarray(first, dtype=np.int8)
     s = np.asarray(second if second is not None else [MISSING] * len(f), dtype=np.int8)
     codes = np.stack([f, s]) if use is not OrderUse.ONE else f[None, :]
-    zeros = np.zeros(len(f))
+    unknown = np.full(len(f), np.nan)
     defaults: dict[str, object] = {
         "answers": (codes != MISSING).sum(axis=0).astype(np.int64),
         "parse_failures": (codes == PARSE_FAILURE).sum(axis=0).astype(np.int64),
         "errors": (codes == ERROR).sum(axis=0).astype(np.int64),
-        "tokens_in": zeros,
-        "tokens_out": zeros,
-        "seconds": zeros,
+        "tokens_in": unknown,
+        "tokens_out": unknown,
+        "seconds": unknown,
     }
     defaults.update(arrays)
     return Configuration(name=name, use=use, first=f, second=s, **defaults)  # type: ignore[arg-type]

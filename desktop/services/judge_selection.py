@@ -8,6 +8,7 @@ where the imported rows of a pair agree. The arithmetic is ``domain/judge_select
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -23,7 +24,7 @@ from desktop.domain.pair_view import PairView
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.verdicts import IMPORTED, Verdict
 from desktop.services.juries import jury_names, named_jury
-from desktop.services.rubric_choice import dimensions_of
+from desktop.services.rubric_choice import dimensions_of, require_rubric
 
 AGAINST = ("reviewers", "gold")
 
@@ -43,6 +44,10 @@ def _code(answer: JudgeAnswer | None, dimension: str) -> int:
         return js.ERROR
     verdict = answer.verdicts.get(dimension)
     return js.PARSE_FAILURE if verdict is None else js.CODE[verdict]
+
+
+def _known(value: float | None, per: float = 1.0) -> float:
+    return math.nan if value is None else value / per
 
 
 def _gold(view: PairView, dimension: str) -> Verdict | None:
@@ -65,6 +70,7 @@ def judge_selection(
 ) -> Selection:
     """The table for ``rubric`` on ``dimension`` (default its first); a judge's cost per
     pair where one of ``profiles`` names its model (or is named so) and sets a price."""
+    require_rubric(store, rubric)
     if against not in AGAINST:
         raise TiebreakError(f"--against must be one of {', '.join(AGAINST)}, not {against!r}")
     dims = dimensions_of(store, rubric)
@@ -92,9 +98,11 @@ def judge_selection(
             codes[j][0].append(_code(ab, dim))
             codes[j][1].append(_code(ba, dim))
             for order, answer in (("AB", ab), ("BA", ba)):
-                t_in, t_out = tokens.get((record.id, j, order), (0, 0))
-                ms = 0.0 if answer is None else answer.latency_ms or 0.0
-                spent[j].append((t_in, t_out, ms / 1000))
+                # Unknown (never asked, or imported without counts): NaN, left out of
+                # the means rather than counted as free and instant.
+                t_in, t_out = tokens.get((record.id, j, order), (None, None))
+                ms = None if answer is None else answer.latency_ms
+                spent[j].append((_known(t_in), _known(t_out), _known(ms, 1000)))
         for name, policy in juries:
             verdict = None if policy is None else PairView(record, policy).judge(dim)[0]
             jury_codes[name].append(js.MISSING if verdict is None else js.CODE[verdict])
@@ -116,7 +124,8 @@ def judge_selection(
         if (second != js.MISSING).any():
             uses += [js.OrderUse.CONSERVATIVE, js.OrderUse.AVERAGED]
         for use in uses:
-            spend = cost[:, 0, :] if use is js.OrderUse.ONE else cost.sum(axis=1)
+            both = np.where(np.isnan(cost).all(axis=1), np.nan, np.nansum(cost, axis=1))
+            spend = cost[:, 0, :] if use is js.OrderUse.ONE else both
             arrays = {
                 "tokens_in": spend[:, 0],
                 "tokens_out": spend[:, 1],

@@ -287,12 +287,13 @@ def orders_seen(store: ProjectStore, rubric: str) -> dict[str, str]:
 
 def answer_tokens(
     store: ProjectStore, rubric_name: str
-) -> dict[tuple[int, str, str], tuple[int, int]]:
+) -> dict[tuple[int, str, str], tuple[int | None, int | None]]:
     """(pair, judge, order) -> (prompt tokens, completion tokens) summed over the stored
-    answers: what judging a pair in one order cost each judge."""
+    answers: what judging a pair in one order cost each judge. None where no answer says
+    (imported answers: an unknown count is not a free one)."""
     rows = store.conn.execute(
-        "SELECT pair_id, judge_model, ord, SUM(COALESCE(prompt_tokens, 0)),"
-        " SUM(COALESCE(completion_tokens, 0)) FROM judge_results"
+        "SELECT pair_id, judge_model, ord, SUM(prompt_tokens),"
+        " SUM(completion_tokens) FROM judge_results"
         " WHERE rubric_name = ? GROUP BY pair_id, judge_model, ord",
         (rubric_name,),
     )
