@@ -84,7 +84,7 @@ def judge_selection(
     tokens = answer_tokens(store, rubric)
     ref: list[int] = []
     codes: dict[str, tuple[list[int], list[int]]] = {j: ([], []) for j in judges}
-    spent: dict[str, list[tuple[int, int, float]]] = {j: [] for j in judges}
+    spent: dict[str, list[tuple[float, float, float]]] = {j: [] for j in judges}
     jury_codes: dict[str, list[int]] = {name: [] for name, _ in juries}
     query = PairQuery(rubric, tuple(judges), LIST_COLUMNS, detail=True)
     for record in read_pairs(store, query):
