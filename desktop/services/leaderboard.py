@@ -106,6 +106,11 @@ def lc_note(board: Leaderboard) -> list[str]:
         else f"not the leaderboard's {V1}, which needs AlpacaEval's df_gamed.csv: --lc-files"
     )
     lines = [f"LC: AlpacaEval 2.0's length-controlled win rate, variant {board.lc} ({which})"]
+    if board.lc == MINIMAL:
+        lines.append(
+            "  its std error is 0 as alpaca-eval computes it: with no per-instruction term,"
+            " every pair gets the same prediction"
+        )
     for r in board.rows:
         if r.lc_reason is not None:
             lines.append(f"  – {r.generator or DASH} ({r.dimension}): {r.lc_reason}")
