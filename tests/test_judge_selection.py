@@ -3,6 +3,9 @@ paired bootstrap's marks."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
@@ -158,3 +161,133 @@ def test_judgebench_rule_on_every_combination_of_two_orders() -> None:
     got = js.judgebench_right(c.use, c.first, c.second, np.int8(ref))
     assert got.astype(bool).tolist() == expected
     assert one_row(ref, c).judgebench.value == pytest.approx(sum(expected) / len(expected))
+
+
+def _judged_project(tmp_path: Path) -> Path:
+    """Six pairs under rubric r: reviewer ann says A on p1-p3 and B on p4-p6; an imported
+    label (mode imported) agrees except on p6; judge "good" agrees with ann in both orders,
+    judge "flaky" names A on every pair in the shown-first position (AB: A, BA: B)."""
+    from desktop.adapters.store import open_project
+    from desktop.services.importing import import_file
+    from tests.helpers import new_project, write_jsonl
+    from tests.stats_helpers import add_rubric, judge, review
+
+    path = new_project(tmp_path)
+    rows = [
+        {"id": f"p{i}", "instruction": f"q{i}", "output_1": "a", "output_2": "b"}
+        for i in range(1, 7)
+    ]
+    with open_project(path) as store:
+        import_file(store, write_jsonl(tmp_path / "pairs.jsonl", rows))
+        add_rubric(store, "r", ("overall",))
+        for i in range(1, 7):
+            side = "A" if i <= 3 else "B"
+            judge(store, i, model="good", overall=side)
+            judge(store, i, model="good", order="BA", overall=side)
+            judge(store, i, model="flaky", overall="A")
+            judge(store, i, model="flaky", order="BA", overall="B")
+            review(store, f"p{i}", "overall", side, dims=("overall",))
+            gold = side if i < 6 else "A"
+            review(
+                store, f"p{i}", "overall", gold, dims=("overall",), reviewer="gold", mode="imported"
+            )
+    return path
+
+
+def test_cli_selection_table_against_reviewers_and_gold(tmp_path: Path) -> None:
+    from tests.helpers import tiebreak
+
+    path = _judged_project(tmp_path)
+    proc = tiebreak("judges", path, "--against", "gold", "--rounds", "200", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["against"] == "gold" and out["dimension"] == "overall"
+    rows = {(r["name"], r["use"]): r for r in out["table"]["rows"]}
+    good_one = rows[("good", "one order")]
+    # Gold: A on p1-p3 and p6, B on p4, p5; good is right on 5 of 6.
+    assert good_one["judgebench"]["value"] == pytest.approx(5 / 6)
+    flaky_both = rows[("flaky", "both, conservative")]
+    # Flaky's orders disagree everywhere: JudgeBench wrong on all, RewardBench 0.5 each.
+    assert flaky_both["judgebench"]["value"] == 0
+    assert flaky_both["rewardbench"]["value"] == pytest.approx(0.5)
+    assert flaky_both["consistency"] == 0 and flaky_both["prefer_first"] == 1
+    assert rows[("flaky", "one order")]["judgebench"]["value"] == pytest.approx(4 / 6)
+    best = [r for r in out["table"]["rows"] if r["best"]]
+    assert len(best) == 1 and best[0]["name"] == "good"
+    assert not flaky_both["near_best"]
+    # Against the reviewers' consensus (ann and the import disagree on p6: no consensus
+    # there), good is right on every pair that has one.
+    proc = tiebreak("judges", path, "--against", "reviewers", "--rounds", "200")
+    assert proc.returncode == 0, proc.stderr
+    assert "against reviewers" in proc.stdout and "good (one order) best" in proc.stdout
+    bad = tiebreak("judges", path, "--against", "reviewers", "--dimension", "nope")
+    assert bad.returncode != 0 and "no dimension 'nope'" in bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
+def test_service_counts_tokens_seconds_and_cost_from_a_profile_price(tmp_path: Path) -> None:
+    from desktop.adapters.store import open_project
+    from desktop.domain.profiles import ModelProfile
+    from desktop.services.judge_selection import judge_selection
+
+    path = _judged_project(tmp_path)
+    with open_project(path) as store:
+        store.conn.execute(
+            "UPDATE judge_results SET prompt_tokens = 100, completion_tokens = 10,"
+            " latency_ms = 500 WHERE judge_model = 'good'"
+        )
+        store.conn.commit()
+        priced = ModelProfile(name="g", model="good", base_url="http://x", price_in=2, price_out=8)
+        sel = judge_selection(store, "r", against="gold", rounds=50, profiles=[priced])
+    rows = {(r.name, r.use): r for r in sel.table.rows}
+    good = rows[("good", js.OrderUse.AVERAGED)]
+    # Two answers a pair: 220 tokens, 1 s, (200 * 2 + 20 * 8) / 1e6 dollars.
+    assert good.tokens_per_pair == pytest.approx(220)
+    assert good.seconds_per_pair == pytest.approx(1.0)
+    assert good.cost_per_pair == pytest.approx(560 / 1e6)
+    assert rows[("good", js.OrderUse.ONE)].tokens_per_pair == pytest.approx(110)
+    assert rows[("good", js.OrderUse.ONE)].cost_per_pair == pytest.approx(280 / 1e6)
+    assert rows[("flaky", js.OrderUse.AVERAGED)].cost_per_pair is None
+
+
+def test_two_judges_judged_through_the_test_server(tmp_path: Path) -> None:
+    """Judge "smart" names the response with GOOD in it, judge "first" always the one shown
+    first; both judged in both orders; the reviewer says A (the GOOD one) on every pair."""
+    from desktop.adapters.store import open_project
+    from desktop.adapters.store.juries import JuryRow, save_jury
+    from desktop.services.judge_selection import judge_selection
+    from tests.judging_helpers import SINGLE, make_job, project, responses_in
+    from tests.openai_server import OpenAIServer
+    from tests.stats_helpers import review
+
+    def responder(request: dict[str, object]) -> str:
+        shown = responses_in(request)  # type: ignore[arg-type]
+        if request["model"] == "first":
+            return "A"
+        return "A" if "GOOD" in shown[0] else "B"
+
+    path = project(tmp_path, 4)
+    server = OpenAIServer(responder=responder, models=("smart", "first"))
+    with server, open_project(path) as store:
+        for model in ("smart", "first"):
+            make_job(store, server, SINGLE, model=model, options={"swap": True}).run()
+        for i in range(1, 5):
+            review(store, str(i), "overall", "A", rubric=SINGLE.name, dims=("overall",))
+        save_jury(store, JuryRow(SINGLE.name, "pair", ("smart", "first"), "majority"))
+        sel = judge_selection(store, SINGLE.name, against="reviewers", rounds=100)
+    rows = {(r.name, r.use): r for r in sel.table.rows}
+    assert sel.table.pairs == 4
+    assert rows[("smart", js.OrderUse.AVERAGED)].judgebench.value == 1.0
+    assert rows[("smart", js.OrderUse.AVERAGED)].consistency == 1.0
+    first_one = rows[("first", js.OrderUse.ONE)]
+    first_both = rows[("first", js.OrderUse.CONSERVATIVE)]
+    assert first_one.judgebench.value == 1.0  # the GOOD response is always shown first
+    assert first_both.judgebench.value == 0.0  # one right order and one wrong is wrong
+    assert first_both.rewardbench.value == 0.5  # inconsistent: a tie
+    assert first_both.prefer_first == 1.0 and first_both.consistency == 0.0
+    assert rows[("smart", js.OrderUse.ONE)].near_best
+    jury = rows[("jury pair", js.OrderUse.ONE)]
+    # The jury's majority of "smart" (A) and "first" (its orders disagree: a tie) is a tie:
+    # wrong for JudgeBench, half for RewardBench.
+    assert jury.pairs == 4 and jury.judgebench.value == 0.0
+    assert jury.rewardbench.value == 0.5

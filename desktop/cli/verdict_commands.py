@@ -151,6 +151,23 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "judges", help="every judge with answers: per rubric, answers, failures, errors, when"
     )
     p.add_argument("project", type=Path)
+    p.add_argument(
+        "--against",
+        choices=("reviewers", "gold"),
+        help="instead: the judge-selection table, every judge configuration and jury scored"
+        " against the reviewers' consensus or the gold labels imported with the data",
+    )
+    p.add_argument("--rubric", help="with --against: the rubric (default: the only one)")
+    p.add_argument("--dimension", help="with --against: the dimension (default: the first)")
+    p.add_argument(
+        "--by",
+        choices=("judgebench", "rewardbench", "mtbench", "kappa", "pi"),
+        default="judgebench",
+        help="with --against: the figure that picks the best row (default judgebench)",
+    )
+    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--rounds", type=int, default=1000, help="paired bootstrap resamples")
+    p.add_argument("--seed", type=arg_types.seed, default=0)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_judges)
 
@@ -389,6 +406,8 @@ def cmd_judges(args: argparse.Namespace) -> int:
     from desktop.cli.terminal import print_json
     from desktop.services.judges import judge_table
 
+    if args.against:
+        return _judge_selection(args)
     with open_project(args.project, readonly=True) as store:
         table = judge_table(store)
     if args.json:
@@ -397,6 +416,34 @@ def cmd_judges(args: argparse.Namespace) -> int:
         say(f"{args.project}: no judge answers yet")
     else:
         say(*judges_lines(table))
+    return 0
+
+
+def _judge_selection(args: argparse.Namespace) -> int:
+    from desktop.adapters.profiles_file import load_profiles
+    from desktop.adapters.store import open_project
+    from desktop.cli.judge_selection_format import selection_lines
+    from desktop.cli.terminal import print_json
+    from desktop.domain.judge_selection import Metric
+    from desktop.services.judge_selection import judge_selection
+
+    with open_project(args.project, readonly=True) as store:
+        rubric = _rubric(store, args, "; name one with --rubric")
+        selection = judge_selection(
+            store,
+            rubric,
+            dimension=args.dimension,
+            against=args.against,
+            primary=Metric(args.by),
+            alpha=args.alpha,
+            rounds=args.rounds,
+            seed=args.seed,
+            profiles=load_profiles().values(),
+        )
+    if args.json:
+        print_json(dataclasses.asdict(selection))
+    else:
+        say(*selection_lines(selection))
     return 0
 
 

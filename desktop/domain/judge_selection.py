@@ -376,8 +376,8 @@ def _row(
 def configuration(
     name: str,
     use: OrderUse,
-    first: Sequence[int],
-    second: Sequence[int] | None = None,
+    first: Sequence[int] | Codes,
+    second: Sequence[int] | Codes | None = None,
     **arrays: object,
 ) -> Configuration:
     """A configuration from plain lists (tests, importers): counts default to one answer

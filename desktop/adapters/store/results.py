@@ -283,3 +283,17 @@ def orders_seen(store: ProjectStore, rubric: str) -> dict[str, str]:
         judge: "unknown" if imported else "both" if swapped else "A first"
         for judge, imported, swapped in cursor
     }
+
+
+def answer_tokens(
+    store: ProjectStore, rubric_name: str
+) -> dict[tuple[int, str, str], tuple[int, int]]:
+    """(pair, judge, order) -> (prompt tokens, completion tokens) summed over the stored
+    answers: what judging a pair in one order cost each judge."""
+    rows = store.conn.execute(
+        "SELECT pair_id, judge_model, ord, SUM(COALESCE(prompt_tokens, 0)),"
+        " SUM(COALESCE(completion_tokens, 0)) FROM judge_results"
+        " WHERE rubric_name = ? GROUP BY pair_id, judge_model, ord",
+        (rubric_name,),
+    )
+    return {(r[0], r[1], r[2]): (r[3], r[4]) for r in rows}

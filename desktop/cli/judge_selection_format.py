@@ -1,0 +1,52 @@
+"""The judge-selection table as terminal lines: one row per configuration, the best and
+every row not distinguishable from it marked."""
+
+from __future__ import annotations
+
+from desktop.domain.judge_selection import Estimate, Row
+from desktop.services.judge_selection import Selection
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def _est(e: Estimate, scale: float = 100.0, digits: int = 1) -> str:
+    if e.value is None:
+        return "-"
+    text = f"{scale * e.value:.{digits}f}"
+    if e.low is not None and e.high is not None:
+        text += f" [{scale * e.low:.{digits}f}, {scale * e.high:.{digits}f}]"
+    return text
+
+
+def _mark(row: Row) -> str:
+    return "best" if row.best else ("~best" if row.near_best else "")
+
+
+def selection_lines(selection: Selection) -> list[str]:
+    t = selection.table
+    level = f"{100 * (1 - t.alpha):g}%"
+    lines = [
+        f"rubric {selection.rubric}, dimension {selection.dimension}, against"
+        f" {selection.against}: {t.pairs:,} pairs with a reference; {level} intervals from"
+        f" {t.rounds:,} paired resamples (seed {t.seed}); best by {t.primary.value}",
+    ]
+    for row in t.rows:
+        cost = "" if row.cost_per_pair is None else f", cost/pair {row.cost_per_pair:.6f}"
+        tokens = "-" if row.tokens_per_pair is None else f"{row.tokens_per_pair:.0f}"
+        secs = "-" if row.seconds_per_pair is None else f"{row.seconds_per_pair:.2f}"
+        lines += [
+            "",
+            f"{row.name} ({row.use.value}) {_mark(row)}".rstrip(),
+            f"  pairs {row.pairs:,}; JudgeBench {_est(row.judgebench)};"
+            f" RewardBench {_est(row.rewardbench)};"
+            f" MT-bench w/o ties {_est(row.mtbench)} on {row.mtbench_pairs:,}",
+            f"  kappa {_est(row.kappa, 1, 3)}; pi {_est(row.pi, 1, 3)};"
+            f" difference to best {_est(row.difference)}",
+            f"  consistent {_pct(row.consistency)}, prefer first {_pct(row.prefer_first)},"
+            f" stable {_pct(row.stability)}, parse failures {_pct(row.parse_failure_share)},"
+            f" errors {_pct(row.error_share)}; tokens/pair {tokens}, seconds/pair {secs}{cost}",
+        ]
+    lines += t.notes
+    return lines
