@@ -190,8 +190,39 @@ def test_the_service_reads_the_same_table_from_the_project(tmp_path: Path) -> No
     assert rows[(JUDGE, OrderUse.ONE)].judgebench.value == pytest.approx(ONE["all"] / 100)
 
 
+def reward_model_file() -> list[dict[str, Any]]:
+    """A second judge (a reward model: never a tie), right in both orders on every pair
+    but tb-l3, where it is wrong in both: 9 of 10 right either way."""
+    flip = {"A>B": "B>A", "B>A": "A>B"}
+    rows = []
+    for pid, source, label, _, _ in CASES:
+        first = flip[label] if pid == "tb-l3" else label
+        # B shown first: the label's side is named by the other letter.
+        decisions = [first, flip[first]]
+        judgments = [
+            {"judgment": {"judge_model": "tiny-rm", "scores": [1.0, 0.0]}, "decision": d}
+            for d in decisions
+        ]
+        rows.append(
+            {**pair_row(pid, source, label), "judge_name": "reward_model", "judgments": judgments}
+        )
+    return rows
+
+
 def test_cli_judges_against_gold_gives_the_hand_figure(tmp_path: Path) -> None:
     project = imported(tmp_path)
+    more = tiebreak("import", project, write_jsonl(tmp_path / "rm.jsonl", reward_model_file()))
+    assert more.returncode == 0, more.stderr
+    with open_project(project, readonly=True) as store:
+        judges = store.conn.execute(
+            "SELECT judge_model, ord, count(*) FROM judge_results GROUP BY 1, 2 ORDER BY 1, 2"
+        ).fetchall()
+        labels = store.conn.execute("SELECT count(*) FROM human_verdicts").fetchone()[0]
+    # Two judges, two answers each per pair, still one gold label per pair.
+    assert judges == [
+        (j, o, len(CASES)) for j in (JUDGE, "reward_model/tiny-rm") for o in ("AB", "BA")
+    ]
+    assert labels == len(CASES)
     proc = tiebreak("judges", project, "--against", "gold", "--rounds", "50", "--json")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
@@ -206,6 +237,12 @@ def test_cli_judges_against_gold_gives_the_hand_figure(tmp_path: Path) -> None:
     )
     # Parse failures: m4's A>>B, m5's missing decision, l4's missing judgment, of 20 answers.
     assert both["parse_failure_share"] == pytest.approx(3 / 20)
+    # The reward model: 9 of 10 right with both orders and with one; it is the best row.
+    rm = "reward_model/tiny-rm"
+    for use in (OrderUse.AVERAGED, OrderUse.ONE):
+        assert rows[(rm, use.value)]["judgebench"]["value"] == pytest.approx(0.9)
+    assert [row["name"] for row in out["table"]["rows"] if row["best"]] == [rm]
+    assert not both["best"]
 
 
 @pytest.mark.skipif(not GIT.is_dir(), reason=f"no fetched JudgeBench repository at {GIT}")
@@ -219,6 +256,8 @@ def test_the_hand_figures_are_compute_final_metrics(tmp_path: Path) -> None:
 
         assert metrics.compute_final_metrics(rows, True, include_fn=kept) == BOTH[source]
         assert metrics.compute_final_metrics(rows, False, include_fn=kept) == ONE[source]
+    assert metrics.compute_final_metrics(reward_model_file(), True) == 90.0
+    assert metrics.compute_final_metrics(reward_model_file(), False) == 90.0
 
 
 def test_a_tie_label_is_refused_in_one_line(tmp_path: Path) -> None:
