@@ -7,7 +7,9 @@ on what the project stores, overall and per source.
 
 JudgeBench (github.com/ScalerLab/JudgeBench) has no licence file, so neither its data nor
 its code is copied here: the test reads both from a fetched copy of the repository (a bare
-git dir, ``JUDGEBENCH_GIT`` or the default below) and skips without one.
+git dir, ``JUDGEBENCH_GIT`` or the default below) and each test skips without one. The
+same import and accuracy on invented JudgeBench-shaped files, checked against figures
+worked out by hand, run everywhere: tests/test_import_judgebench_shaped.py.
 """
 
 from __future__ import annotations
