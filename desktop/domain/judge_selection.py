@@ -313,6 +313,13 @@ def selection_table(
                 near_best=i == best_index or near,
             )
         )
+
+    # Ranked: by the primary figure, best first (a row without one last; ties as given).
+    def rank(row: Row) -> tuple[bool, float]:
+        value = getattr(row, primary.value).value
+        return (value is None, -(value or 0.0))
+
+    rows.sort(key=rank)
     return SelectionTable(rows, primary, alpha, rounds, seed, n, notes)
 
 

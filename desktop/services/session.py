@@ -419,6 +419,22 @@ class ReviewSession:
 
         return self._read_work(stats)
 
+    def selection_work(self, against: str, dimension: str | None) -> Work:
+        """The Judges dock's table: every judge and jury of the rubric on screen scored on
+        ``dimension`` against ``against`` (``services.judge_selection``, as `tiebreak
+        judges --against` prints it, with the profiles' prices)."""
+        rubric = self.rubric_name
+
+        def selection(store: Any) -> Any:
+            from desktop.services.judge_selection import judge_selection
+
+            profiles = load_profiles().values()
+            return judge_selection(
+                store, rubric, dimension=dimension, against=against, profiles=profiles
+            )
+
+        return self._read_work(selection)
+
     def figures_work(self, width: float) -> Work:
         """The Figures dock's charts of the rubric and judge on screen, ``width`` ems of
         their text wide."""

@@ -11,6 +11,7 @@ from desktop.ui.agreement_dock import AgreementDock
 from desktop.ui.context import WindowContext
 from desktop.ui.figures_dock import FiguresDock
 from desktop.ui.guidance_dock import GuidanceDock
+from desktop.ui.judges_dock import JudgesDock
 from desktop.ui.shortcuts import Shortcuts
 
 
@@ -27,4 +28,4 @@ class Dock(Protocol):
     def show(self, shown: bool) -> None: ...
 
 
-DOCKS: tuple[type[Dock], ...] = (AgreementDock, FiguresDock, GuidanceDock)
+DOCKS: tuple[type[Dock], ...] = (AgreementDock, FiguresDock, GuidanceDock, JudgesDock)

@@ -111,6 +111,12 @@ _TABLE = (
         "Figures as charts: win rates with PPI++, ratings, calibration, confusion",
     ),
     ("focus_judge", "G", "View", "Choose whose verdicts are shown (the judge picker)"),
+    (
+        "toggle_judges",
+        "Shift+G",
+        "View",
+        "Which judge to trust: every judge and jury ranked against the reviewers or gold labels",
+    ),
     ("focus_search", "Ctrl+F /", "View", "Search the pairs (Enter: the first match; Escape: back)"),
     ("go_to_pair", "Ctrl+G", "View", "Go to a pair by its # or its id"),
     ("font_larger", "Ctrl++ Ctrl+=", "View", "Larger text"),
