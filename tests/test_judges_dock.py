@@ -15,9 +15,9 @@ from PySide6.QtCore import Qt
 from desktop.cli.main import main
 from desktop.domain.shown_text import shown
 from desktop.domain.verdicts import Verdict
+from desktop.services.judge_selection_columns import COLUMNS
 from desktop.services.review_edits import ReviewState
 from desktop.ui.judges_dock import JudgesDock
-from desktop.ui.judges_panel import COLUMNS
 from desktop.ui.main_window import MainWindow
 from tests.gui_helpers import press
 from tests.test_figures_dock import window  # noqa: F401  (the fixture)

@@ -134,7 +134,7 @@ def test_the_report_holds_every_judge_and_needs_nothing_else(
     said = capsys.readouterr().out
     html, page = parsed(out)
     svgs = [a for t, a in page.tags if t == "svg"]
-    assert f"{out}: 1 rubrics, 3 judge sections, {len(svgs)} charts" in said
+    assert f"{out}: 1 rubric, 3 judge sections, {len(svgs)} charts" in said
     # Nothing fetched, nothing run: no element that loads or runs, every reference inside.
     assert not [t for t, _ in page.tags if t in FORBIDDEN]
     for tag, attrs in page.tags:

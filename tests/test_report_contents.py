@@ -264,3 +264,33 @@ def test_a_judge_without_reviews_has_no_empty_table_of_agreement(
     assert "No pair has both this judge's verdict and a reviewer's" in text
     assert not [t for t in tables if t and "w/ human" in t[0]]
     assert "Agreement among the reviewers" not in text
+
+
+def test_the_report_says_which_judge_to_trust_as_tiebreak_judges_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """JudgeBench-shaped data: two judges in both orders and a gold label per pair. The
+    section has one table per dimension and reference (the gold labels are the only
+    reviewers' verdicts here, so one table, called what it is), best first, as the CLI."""
+    from tests.test_import_judgebench_shaped import imported as judgebench
+    from tests.test_import_judgebench_shaped import reward_model_file
+
+    project = judgebench(tmp_path)
+    assert (
+        main(["import", str(project), str(write_jsonl(tmp_path / "rm.jsonl", reward_model_file()))])
+        == 0
+    )
+    text, tables = report(project, tmp_path / "report.html")
+    assert "Which judge to trust" in text
+    assert "overall · against gold labels from the data: 10 pairs with a reference" in text
+    assert "against the reviewers' consensus" not in text
+    rows = table_headed(tables, "", "judge", "orders", "pairs", "JudgeBench")
+    capsys.readouterr()
+    assert main(["judges", str(project), "--against", "gold", "--json"]) == 0
+    expected = json.loads(capsys.readouterr().out)["table"]["rows"]
+    assert [(r["judge"], r["orders"]) for r in rows] == [(e["name"], e["use"]) for e in expected]
+    assert rows[0][""] == "best" and rows[0]["judge"] == "reward_model/tiny-rm"
+    jb = [e["judgebench"] for e in expected]
+    assert [r["JudgeBench"] for r in rows] == [
+        f"{100 * e['value']:.1f} [{100 * e['low']:.1f}, {100 * e['high']:.1f}]" for e in jb
+    ]

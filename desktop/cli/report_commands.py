@@ -49,8 +49,13 @@ def cmd_report(args: argparse.Namespace) -> int:
             gamed=gamed,
             progress=stderr_progress("report: judge sections drawn"),
         )
-    say(
-        f"{args.out}: {report.rubrics:,} rubrics, {report.judges:,} judge sections,"
-        f" {report.charts:,} charts ({report.size / 1024:,.0f} KB, nothing outside the file)"
+    counts = ", ".join(
+        f"{n:,} {what if n == 1 else what + 's'}"
+        for n, what in (
+            (report.rubrics, "rubric"),
+            (report.judges, "judge section"),
+            (report.charts, "chart"),
+        )
     )
+    say(f"{args.out}: {counts} ({report.size / 1024:,.0f} KB, nothing outside the file)")
     return 0

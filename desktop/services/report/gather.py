@@ -3,23 +3,27 @@
 judge's leaderboard, one row per generator (``services.leaderboard``, as `stats --by model`
 gives it); and the ratings of the generators from each judge's verdicts and from the reviewers'
 (``services.ratings``, sandwich intervals: a report is made in seconds, and Arena's own
-intervals are these)."""
+intervals are these); and which judge to trust, per dimension and reference (the reviewers'
+consensus, the gold labels) that the pairs carry (``services.judge_selection``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from desktop.adapters.profiles_file import load_profiles
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import judge_models
 from desktop.adapters.store.rubrics import rubric_names
+from desktop.domain.errors import TiebreakError
 from desktop.domain.length_control import MINIMAL, GamedData
 from desktop.services.figure_charts import source_ratings
+from desktop.services.judge_selection import AGAINST, Selection, judge_selection
 from desktop.services.juries import jury_names
 from desktop.services.jury_stats import JuryStats, jury_stats
 from desktop.services.leaderboard import Leaderboard, leaderboard
 from desktop.services.ratings import GeneratorRatings
-from desktop.services.rubric_choice import require_rubric
+from desktop.services.rubric_choice import dimensions_of, require_rubric
 from desktop.services.stats import Stats, rubric_stats
 
 
@@ -37,6 +41,38 @@ class RubricFigures:
     # Per judge (as ``judges``), then the reviewers: each dimension's ratings where the
     # verdicts name two generators or more.
     ratings: list[GeneratorRatings]
+    # The judge-selection table per dimension and reference the pairs have ([]: none).
+    selections: list[Selection]
+
+
+def selections(store: ProjectStore, rubric: str, *, alpha: float, seed: int) -> list[Selection]:
+    """Every table the rubric's pairs allow: a reference without a pair (no gold labels,
+    no reviewer yet) or no judge at all leaves that table out rather than an empty one."""
+    profiles = list(load_profiles().values())
+    out = []
+    for dimension in dimensions_of(store, rubric):
+        tables = []
+        for against in AGAINST:
+            try:
+                tables.append(
+                    judge_selection(
+                        store,
+                        rubric,
+                        dimension=dimension,
+                        against=against,
+                        alpha=alpha,
+                        seed=seed,
+                        profiles=profiles,
+                    )
+                )
+            except TiebreakError:
+                continue
+        # Where the only reviewers' verdicts are the gold labels (a JudgeBench or
+        # chosen/rejected file), the two tables are one: the gold one says what it is.
+        if len(tables) == 2 and tables[0].table == tables[1].table:
+            tables = tables[1:]
+        out += tables
+    return out
 
 
 def gather(
@@ -73,6 +109,7 @@ def gather(
                 rubric,
                 figures,
                 source_ratings(store, rubric, judges, 1 - alpha, style_control=True),
+                selections(store, rubric, alpha=alpha, seed=seed) if judges else [],
             )
         )
     return out

@@ -21,6 +21,8 @@ from desktop.services.figures import AGREEMENT, WIN_RATES, Column
 from desktop.services.judge_bias_rows import HEADING as BIAS_HEADING
 from desktop.services.judge_bias_rows import OUTPUT_1_NOTE
 from desktop.services.judge_bias_rows import shown_columns as bias_columns
+from desktop.services.judge_selection_columns import AGAINST
+from desktop.services.judge_selection_columns import COLUMNS as SELECTION_COLUMNS
 from desktop.services.leaderboard import lc_note
 from desktop.services.leaderboard import shown_columns as board_columns
 
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
     from markupsafe import Markup
 
     from desktop.services.figure_votes import VoteAgreementRow
+    from desktop.services.judge_selection import Selection
     from desktop.services.jury_stats import JuryStats
     from desktop.services.leaderboard import Leaderboard
     from desktop.services.report.gather import JudgeFigures, RubricFigures
@@ -243,6 +246,24 @@ def _overview(r: RubricFigures, chart: _Charts) -> list[Markup]:
     return out
 
 
+def _selection(selection: Selection) -> dict[str, object]:
+    """One judge-selection table, as the window's Judges dock shows it (best first)."""
+    t = selection.table
+    against = dict(AGAINST)[selection.against]
+    head = [h for h, _, _ in SELECTION_COLUMNS]
+    return {
+        "title": f"{shown(selection.dimension)} · against {against}",
+        "note": (
+            f"{t.pairs:,} pairs with a reference; {100 * (1 - t.alpha):g}% intervals from"
+            f" {t.rounds:,} paired resamples (seed {t.seed}), the same for every row, so each"
+            f" row's difference to the best has its own interval; best by {t.primary.value},"
+            " ~best: not distinguishable from it"
+        ),
+        "table": _Table(head, [[cell(row) for _, _, cell in SELECTION_COLUMNS] for row in t.rows]),
+        "notes": list(t.notes),
+    }
+
+
 def _ratings(r: RubricFigures, chart: _Charts) -> list[Markup]:
     """Each source's ratings as a forest plot (``figure_charts.ratings_chart``), then the
     same with style control (``figure_charts.style_chart``)."""
@@ -270,6 +291,7 @@ def page(
                 "name": shown(r.rubric),
                 "overview": _overview(r, chart),
                 "ratings": _ratings(r, chart),
+                "selections": [_selection(sel) for sel in r.selections],
                 "reviewers": _reviewers(first),
                 "biases": _biases(first),
                 "judges": [_judge(j, chart, alpha) for j in r.judges],
@@ -336,6 +358,14 @@ table.header td { text-align: left; }
 <h2>Rubric {{ r.name }}</h2>
 {% if r.overview %}<h4>Agreement with the reviewers, judge by judge</h4>
 <div class="charts">{% for c in r.overview %}{{ c }}{% endfor %}</div>{% endif %}
+{% if r.selections %}<h4>Which judge to trust</h4>
+<p class="note">Each judge (in each way of using its orders) and each jury, scored against
+a reference; accuracy by JudgeBench's rule (the orders' votes must sum toward the
+reference), RewardBench's (a tie or no verdict scores 0.5) and MT-bench's without ties;
+Cohen's κ and Scott's π.</p>
+{% for sel in r.selections %}<p class="note">{{ sel.title }}: {{ sel.note }}.</p>
+{{ grid(sel.table) }}{% for line in sel.notes %}<p class="note">{{ line }}</p>{% endfor %}
+{% endfor %}{% endif %}
 {% if r.ratings %}<h4>Ratings across generators</h4>
 <div class="charts">{% for c in r.ratings %}{{ c }}{% endfor %}</div>{% endif %}
 {% if r.reviewers %}<h4>Agreement among the reviewers</h4>
