@@ -297,3 +297,19 @@ def test_two_judges_judged_through_the_test_server(tmp_path: Path) -> None:
     # wrong for JudgeBench, half for RewardBench.
     assert jury.pairs == 4 and jury.judgebench.value == 0.0
     assert jury.rewardbench.value == 0.5
+
+
+def test_resamples_drawn_in_blocks_are_the_same_draws(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The paired bootstrap draws its resamples a block at a time (its memory does not grow
+    with rounds x pairs); however the rounds are cut, the counts, and so the table, are the
+    same, and every round still draws n pairs."""
+    whole = js.resample_counts(1000, 50, seed=7)
+    monkeypatch.setattr(js, "_BLOCK_CELLS", 3000)  # three rounds a block
+    cut = js.resample_counts(1000, 50, seed=7)
+    assert cut.shape == (50, 1000) and np.array_equal(whole, cut)
+    assert set(cut.sum(axis=1)) == {1000.0}
+
+
+def test_too_many_rounds_is_one_line() -> None:
+    with pytest.raises(TiebreakError, match="rounds must be between 1 and 100,000"):
+        js.selection_table([0, 1], [js.configuration("j", js.OrderUse.ONE, [0, 1])], rounds=10**8)

@@ -28,13 +28,14 @@ raters).
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
 from desktop.domain.errors import TiebreakError
+from desktop.domain.limits import MAX_ROUNDS
 from desktop.domain.verdicts import Verdict
 
 A, B, TIE = 0, 1, 2
@@ -212,12 +213,26 @@ def _estimate(point: float, samples: Floats, alpha: float) -> Estimate:
     return Estimate(float(point), float(low), float(high))
 
 
+# Resamples are drawn this many (pair, round) cells at a time (about 100 MB of working
+# arrays), so the memory a table takes does not grow with rounds x pairs.
+_BLOCK_CELLS = 4_000_000
+
+
 def resample_counts(n: int, rounds: int, seed: int) -> npt.NDArray[np.float32]:
     """How often each pair is drawn in each resample: shape (rounds, n), shared by all rows."""
+    return np.concatenate(list(_resample_blocks(n, rounds, seed)), axis=0)
+
+
+def _resample_blocks(n: int, rounds: int, seed: int) -> Iterator[npt.NDArray[np.float32]]:
+    """``resample_counts`` a block of rounds at a time, from one generator: the same counts
+    however the rounds are cut (a test holds it)."""
     rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n, size=(rounds, n))
-    flat = (draws + (np.arange(rounds) * n)[:, None]).ravel()
-    return np.bincount(flat, minlength=rounds * n).reshape(rounds, n).astype(np.float32)
+    step = max(1, _BLOCK_CELLS // max(n, 1))
+    for start in range(0, rounds, step):
+        size = min(step, rounds - start)
+        draws = rng.integers(0, n, size=(size, n))
+        flat = (draws + (np.arange(size) * n)[:, None]).ravel()
+        yield np.bincount(flat, minlength=size * n).reshape(size, n).astype(np.float32)
 
 
 def selection_table(
@@ -232,8 +247,8 @@ def selection_table(
     """One row per configuration over the pairs whose reference is A, B or tie."""
     if not 0 < alpha < 1:
         raise TiebreakError(f"alpha must be between 0 and 1, not {alpha}")
-    if rounds < 1:
-        raise TiebreakError(f"rounds must be at least 1, not {rounds}")
+    if not 1 <= rounds <= MAX_ROUNDS:
+        raise TiebreakError(f"rounds must be between 1 and {MAX_ROUNDS:,}, not {rounds:,}")
     if not configurations:
         raise TiebreakError("no judge configuration has verdicts on pairs with a reference")
     keep = np.asarray(reference) >= 0
@@ -260,9 +275,13 @@ def selection_table(
         columns += list(onehot.T)
     per_row = 14
     matrix = np.stack(columns, axis=1)  # (n, rows * 14)
-    weights = resample_counts(n, rounds, seed)
     point = matrix.sum(axis=0)
-    boot = weights @ matrix.astype(np.float32)  # (rounds, rows * 14)
+    # The 0, 0.5 and 1 cells are exact in float32, and so is a resample's sum of them
+    # (at most its n pairs, in halves: exact below 2**23 pairs).
+    cells = matrix.astype(np.float32)
+    boot = np.concatenate(
+        [w @ cells for w in _resample_blocks(n, rounds, seed)], axis=0
+    )  # (rounds, rows * 14)
     k = len(configurations)
 
     def figures(sums: Floats) -> dict[Metric, Floats]:

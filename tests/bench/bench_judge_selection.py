@@ -98,7 +98,11 @@ def main() -> int:
     start = time.perf_counter()
     kappas = naive(ref, rows, ref_rounds)
     reference = (time.perf_counter() - start) * rounds / ref_rounds
-    diff = max(abs((r.kappa.value or 0.0) - k) for r, k in zip(table.rows, kappas, strict=True))
+    # The table is ranked: each row is matched to its configuration by name.
+    by_name = {r.name: r for r in table.rows}
+    diff = max(
+        abs((by_name[c.name].kappa.value or 0.0) - k) for c, k in zip(rows, kappas, strict=True)
+    )
     result = {
         "configurations": configs,
         "pairs": pairs,
