@@ -5,6 +5,7 @@ name (``pytest_plugins`` in conftest.py); the helpers are imported."""
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -159,7 +160,9 @@ def completions(server: OpenAIServer) -> list:
 
 
 def human_rows(path: Path) -> list[tuple]:
-    with sqlite3.connect(path) as conn:
+    # Closed when read (sqlite3's own context manager only commits): an open handle would
+    # be another program holding the file, which the hostile tests' moves look for.
+    with closing(sqlite3.connect(path)) as conn:
         return conn.execute(
             "SELECT p.external_id, h.dimension, h.verdict, h.reviewer FROM human_verdicts h"
             " JOIN pairs p ON p.id = h.pair_id ORDER BY h.id"

@@ -105,6 +105,9 @@ def test_a_colleagues_file_put_over_the_open_project_is_left_intact(
     hostile: Hostile,
 ) -> None:
     press(qtbot, window, Qt.Key.Key_A)
+    # The verdict in the file before the colleague's lands (on a loaded machine the save
+    # can trail the key; a file put over an unsaved verdict is test_moved_writers.py's).
+    qtbot.waitUntil(lambda: len(human_rows(project)) == 1, timeout=NOTICED_MS)
     before = fingerprint(colleague)
     put_over(colleague, project, how)
     line = _noticed(qtbot, window, project, warnings)
