@@ -22,13 +22,24 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.domain.shown_text import shown
-from desktop.ui.plain_text import PlainLabel
+from desktop.ui.plain_text import PlainLabel, plain_tooltip
 
 if TYPE_CHECKING:
     from desktop.services.figures import Column
     from desktop.services.leaderboard import Leaderboard, LeaderboardRow
 
 NAMES = 2  # the generator's and the baseline's columns come first, left-aligned
+
+
+FIRST = ("win_rate", "standard_error", "lc_win_rate", "lc_standard_error")
+
+
+def window_order(columns: list[Column]) -> list[Column]:
+    """The command's columns, the headline figures (the win rate, the LC win rate and their
+    errors) right after the names: a dock half the window wide shows them unscrolled."""
+    names, rest = columns[:NAMES], columns[NAMES:]
+    first = [c for name in FIRST for c in rest if c.name == name]
+    return [*names, *first, *(c for c in rest if c not in first)]
 
 
 class LeaderboardModel(QAbstractTableModel):
@@ -43,7 +54,7 @@ class LeaderboardModel(QAbstractTableModel):
 
         self.beginResetModel()
         self.rows = board.rows if board is not None else []
-        self.columns = shown_columns(board)[0] if board is not None else []
+        self.columns = window_order(shown_columns(board)[0]) if board is not None else []
         self.many_dimensions = len({r.dimension for r in self.rows}) > 1
         self.endResetModel()
 
@@ -66,9 +77,9 @@ class LeaderboardModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole and at >= 0:
             column = self.columns[at]
             if at < NAMES:  # a long name is elided: the whole of it
-                return shown(column.window_cell(row))
+                return plain_tooltip(column.window_cell(row))
             if column.name.startswith("lc_") and row.lc_reason is not None:
-                return shown(row.lc_reason)  # why the dash
+                return plain_tooltip(row.lc_reason)  # why the dash
             return None
         if role == Qt.ItemDataRole.TextAlignmentRole and at >= NAMES:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -111,7 +122,7 @@ class GeneratorsPanel(QWidget):
         self.table.setWordWrap(False)
         self.three_ways = PlainLabel("")  # what B's win rate three ways are, where shown
         self.three_ways.setWordWrap(True)
-        self.notes = PlainLabel("")
+        self.notes = PlainLabel("", lines=True)  # one line per note, each name one line
         self.notes.setWordWrap(True)
         top = QHBoxLayout()
         top.addWidget(self.heading, 1)
