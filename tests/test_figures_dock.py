@@ -99,15 +99,20 @@ def test_p_shows_the_figures_as_charts_with_stats_numbers(
     assert "PPI++" in svgs[0] and _ppi_text(_stats(judged, "both", capsys)) in svgs[0]
     # The generators' ratings from the jury's verdicts and from the reviewers', the
     # generator's name as text (escaped in the SVG, shown literally).
-    ratings = [s for s in svgs if "Elo scale" in s and "style control" not in s]
+    ratings = [s for s in svgs if "Elo scale" in s and "plain rating" not in s]
     assert len(ratings) == 2 and "verdicts of the reviewers" in ratings[1]
     assert all("&lt;img src=x onerror=alert(1)&gt;" in s for s in ratings)
     # Each source's ratings with style control right under its plain ones, as the report
     # draws them (`stats --ratings --style-control`'s figures).
-    styled = [i for i, s in enumerate(svgs) if "with style control" in s]
+    styled = [i for i, s in enumerate(svgs) if "plain rating" in s]
     assert [svgs[i - 1] in ratings for i in styled] == [True, True]
     assert "verdicts of the reviewers" in svgs[styled[1]]
-    assert all("on the plain rating" in svgs[i] for i in styled)
+    assert all("with style" in svgs[i] and "coefficients" in svgs[i] for i in styled)
+    Path("/tmp/h5_png").mkdir(exist_ok=True)  # a render to look at
+    window.resizeDocks([dock.dock], [700], Qt.Orientation.Horizontal)
+    panel.scroller.ensureWidgetVisible(charts[styled[0]])
+    qtbot.wait(300)
+    panel.grab().save("/tmp/h5_png/figures_dock_style.png")
     assert GENERATOR not in "".join(svgs)
     assert any("human" in s and "judge" in s for s in svgs)  # the confusion matrix
     assert any("Fleiss" in s for s in svgs)  # the jurors, each against the reviewers
