@@ -108,11 +108,6 @@ def test_p_shows_the_figures_as_charts_with_stats_numbers(
     assert [svgs[i - 1] in ratings for i in styled] == [True, True]
     assert "verdicts of the reviewers" in svgs[styled[1]]
     assert all("with style" in svgs[i] and "coefficients" in svgs[i] for i in styled)
-    Path("/tmp/h5_png").mkdir(exist_ok=True)  # a render to look at
-    window.resizeDocks([dock.dock], [700], Qt.Orientation.Horizontal)
-    panel.scroller.ensureWidgetVisible(charts[styled[0]])
-    qtbot.wait(300)
-    panel.grab().save("/tmp/h5_png/figures_dock_style.png")
     assert GENERATOR not in "".join(svgs)
     assert any("human" in s and "judge" in s for s in svgs)  # the confusion matrix
     assert any("Fleiss" in s for s in svgs)  # the jurors, each against the reviewers
@@ -122,6 +117,17 @@ def test_p_shows_the_figures_as_charts_with_stats_numbers(
         drawn = chart.renderer().defaultSize()
         assert chart.height() >= chart.width() * drawn.height() / drawn.width() - 1
         assert _painted(chart)
+    Path("/tmp/h5_png").mkdir(exist_ok=True)  # a render to look at, once redrawn
+    window.resizeDocks([dock.dock], [700], Qt.Orientation.Horizontal)
+    viewport = panel.scroller.viewport()
+    qtbot.wait(1500)  # the resizes' redraws, each off the GUI thread
+    qtbot.waitUntil(
+        lambda: bool(_charts(dock)) and _charts(dock)[0].width() > viewport.width() - 40,
+        timeout=30_000,
+    )
+    panel.scroller.ensureWidgetVisible(_charts(dock)[styled[0]])
+    qtbot.wait(200)
+    panel.grab().save("/tmp/h5_png/figures_dock_style.png")
     press(qtbot, window, Qt.Key.Key_P)
     assert not dock.is_open()
 
