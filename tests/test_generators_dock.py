@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialogButtonBox
 
 from desktop.cli.main import main
 from desktop.domain.verdicts import Verdict
@@ -139,5 +140,39 @@ def test_a_df_gamed_folder_in_the_settings_gives_the_leaderboards_variant(
         assert row["LC std err"] == f"{expected['lc_standard_error']:.4f}" != "0.0000"
         assert dock.panel is not None
         assert "variant length_controlled_v1" in dock.panel.notes.text()
+    finally:
+        window.context.runner.shutdown()
+
+
+def test_the_df_gamed_folder_is_set_in_the_settings_dialog(
+    qtbot, tmp_path: Path, alpaca: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import desktop.ui.dialogs as dialogs
+    from desktop.ui.settings_dialog import SettingsDialog
+
+    warnings: list[str] = []
+    monkeypatch.setattr(dialogs, "warn", lambda parent, message: warnings.append(message))
+    window = _window(qtbot, alpaca, AppSettings(reviewer="ada"))
+    try:
+        dock = window.dock(GeneratorsDock)
+        press(qtbot, window, Qt.Key.Key_M, SHIFT)
+        qtbot.waitUntil(lambda: len(_table(dock)) == 1, timeout=60_000)
+        assert dock.panel is not None
+        assert "variant length_controlled_minimal" in dock.panel.notes.text()
+        save = QDialogButtonBox.StandardButton.Save
+        dialog = SettingsDialog(window, window.session)
+        qtbot.addWidget(dialog)
+        dialog.lc_files.setText(str(tmp_path))  # no df_gamed.csv there: refused, in one line
+        dialog.findChild(QDialogButtonBox).button(save).click()
+        assert warnings == [f"AlpacaEval df_gamed.csv folder: no df_gamed.csv in {tmp_path}"]
+        assert window.context.settings.lc_files == ""
+        gamed = gamed_file(tmp_path / "lc", 805)
+        dialog.lc_files.setText(str(gamed))
+        dialog.findChild(QDialogButtonBox).button(save).click()
+        assert window.context.settings.lc_files == str(gamed)
+        dock.refresh()  # the window refreshes its docks after the settings; asked here too
+        qtbot.waitUntil(
+            lambda: "variant length_controlled_v1" in dock.panel.notes.text(), timeout=60_000
+        )
     finally:
         window.context.runner.shutdown()
