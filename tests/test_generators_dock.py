@@ -170,7 +170,7 @@ def test_the_df_gamed_folder_is_set_in_the_settings_dialog(
         dialog.lc_files.setText(str(gamed))
         dialog.findChild(QDialogButtonBox).button(save).click()
         assert window.context.settings.lc_files == str(gamed)
-        dock.refresh()  # the window refreshes its docks after the settings; asked here too
+        window.files.settingsSaved.emit()  # what the window's Settings action does on Save
         qtbot.waitUntil(
             lambda: "variant length_controlled_v1" in dock.panel.notes.text(), timeout=60_000
         )
