@@ -5,6 +5,7 @@ thread and following a verdict. The project: claude-2.1's AlpacaEval annotations
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -174,5 +175,54 @@ def test_the_df_gamed_folder_is_set_in_the_settings_dialog(
         qtbot.waitUntil(
             lambda: "variant length_controlled_v1" in dock.panel.notes.text(), timeout=60_000
         )
+    finally:
+        window.context.runner.shutdown()
+
+
+def test_many_generators_in_the_commands_order_each_dash_with_its_why(
+    qtbot, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Four generators against one baseline: the rows in `stats --by model`'s order with its
+    figures; the two without an LC win rate show a dash, the line under the table and the
+    dash's tooltip saying why."""
+    from tests.test_length_controlled import _synthetic
+
+    records, _ = _synthetic(120)
+    data = tmp_path / "many.json"
+    data.write_text(json.dumps(records), encoding="utf-8")
+    path = new_project(tmp_path)
+    assert tiebreak("import", path, data).returncode == 0
+    settings = AppSettings(reviewer="ada")
+    session = ReviewSession.open(path, settings)
+    session.choose_rubric(RUBRIC)
+    session.choose_judge("weighted_judge")
+    window = MainWindow(session, settings)
+    qtbot.addWidget(window)
+    window.resize(1400, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    try:
+        dock = window.dock(GeneratorsDock)
+        dock.show(True)
+        qtbot.waitUntil(lambda: len(_table(dock)) == 4, timeout=60_000)
+        expected = _cli(path, capsys)["rows"]
+        got = _table(dock)
+        assert [(r["generator"], r["win rate"], r["LC win rate"]) for r in got] == [
+            (e["generator"], f"{e['win_rate']:.4f}", "–" if e["lc_win_rate"] is None else
+             f"{e['lc_win_rate']:.4f}")
+            for e in expected
+        ]  # fmt: skip
+        dashed = [e for e in expected if e["lc_reason"] is not None]
+        assert {e["generator"] for e in dashed} == {"short", "shuffled"}
+        assert dock.panel is not None
+        model = dock.panel.model
+        lc = [model.headerData(c, Qt.Orientation.Horizontal, 0) for c in range(model.columnCount())]
+        for e in dashed:
+            line = f"  – {e['generator']} (overall): {e['lc_reason']}"
+            assert line in dock.panel.notes.text().split("\n")
+            at = [r["generator"] for r in got].index(e["generator"])
+            tip = model.data(model.index(at, lc.index("LC win rate")), Qt.ItemDataRole.ToolTipRole)
+            assert html.escape(e["lc_reason"], quote=False) in str(tip)  # shown literally
+        _save(dock, "generators_dock_many.png")
     finally:
         window.context.runner.shutdown()
