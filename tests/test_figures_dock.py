@@ -99,12 +99,12 @@ def test_p_shows_the_figures_as_charts_with_stats_numbers(
     assert "PPI++" in svgs[0] and _ppi_text(_stats(judged, "both", capsys)) in svgs[0]
     # The generators' ratings from the jury's verdicts and from the reviewers', the
     # generator's name as text (escaped in the SVG, shown literally).
-    ratings = [s for s in svgs if "Elo scale" in s and "plain rating" not in s]
+    ratings = [s for s in svgs if "Elo scale" in s and "vs plain" not in s]
     assert len(ratings) == 2 and "verdicts of the reviewers" in ratings[1]
     assert all("&lt;img src=x onerror=alert(1)&gt;" in s for s in ratings)
     # Each source's ratings with style control right under its plain ones, as the report
     # draws them (`stats --ratings --style-control`'s figures).
-    styled = [i for i, s in enumerate(svgs) if "plain rating" in s]
+    styled = [i for i, s in enumerate(svgs) if "vs plain" in s]
     assert [svgs[i - 1] in ratings for i in styled] == [True, True]
     assert "verdicts of the reviewers" in svgs[styled[1]]
     assert all("with style" in svgs[i] and "coefficients" in svgs[i] for i in styled)

@@ -104,7 +104,8 @@ def ratings_chart(g: GeneratorRatings, *, width: float = charts.REPORT_WIDTH) ->
 
 def style_chart(g: GeneratorRatings, *, width: float = charts.REPORT_WIDTH) -> str | None:
     """The same source's ratings with style control (``GeneratorRatings.style``) as a
-    forest plot, each row's note giving its change from the plain rating; None without."""
+    forest plot, each row's note giving its change from the plain rating (``vs plain``, as
+    the command heads it); None without."""
     if g.style is None:
         return None
     rows = [
@@ -113,8 +114,8 @@ def style_chart(g: GeneratorRatings, *, width: float = charts.REPORT_WIDTH) -> s
             m.rating,
             m.sandwich[0],
             m.sandwich[1],
-            f"{m.rating:.0f} ({m.sandwich[0]:.0f}–{m.sandwich[1]:.0f}), {shift:+.0f} on the"
-            f" plain rating, rank {m.sandwich_rank}",
+            f"{m.rating:.0f} ({m.sandwich[0]:.0f}–{m.sandwich[1]:.0f}), {shift:+.0f} vs plain,"
+            f" rank {m.sandwich_rank}",  # as long as the plain chart's: a narrow dock shows it
         )
         for m, shift in zip(g.style.models, g.style.shift, strict=True)
     ]
