@@ -192,6 +192,12 @@ def test_the_charts_text_is_the_windows_size_and_they_follow_the_docks_width(
             return bool(charts) and abs(charts[0].width() - room) <= 2
 
         qtbot.waitUntil(fills, timeout=30_000)  # the win rates: as wide as the column
+        styled = [c for c in _charts(dock) if "vs plain" in c.svg]
+        if width == 360 and styled:  # a render to look at: the narrow dock's styled ratings
+            Path("/tmp/h5_png").mkdir(exist_ok=True)
+            dock.panel.scroller.ensureWidgetVisible(styled[0])
+            qtbot.wait(200)
+            dock.panel.grab().save("/tmp/h5_png/figures_dock_narrow.png")
         for chart in _charts(dock):
             assert _text_pixels(chart) >= font - 0.5, (width, chart.svg[:200])
             assert chart.width() <= viewport.width()  # none wider than the dock shows
