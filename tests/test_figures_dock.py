@@ -99,9 +99,15 @@ def test_p_shows_the_figures_as_charts_with_stats_numbers(
     assert "PPI++" in svgs[0] and _ppi_text(_stats(judged, "both", capsys)) in svgs[0]
     # The generators' ratings from the jury's verdicts and from the reviewers', the
     # generator's name as text (escaped in the SVG, shown literally).
-    ratings = [s for s in svgs if "Elo scale" in s]
+    ratings = [s for s in svgs if "Elo scale" in s and "vs plain" not in s]
     assert len(ratings) == 2 and "verdicts of the reviewers" in ratings[1]
     assert all("&lt;img src=x onerror=alert(1)&gt;" in s for s in ratings)
+    # Each source's ratings with style control right under its plain ones, as the report
+    # draws them (`stats --ratings --style-control`'s figures).
+    styled = [i for i, s in enumerate(svgs) if "vs plain" in s]
+    assert [svgs[i - 1] in ratings for i in styled] == [True, True]
+    assert "verdicts of the reviewers" in svgs[styled[1]]
+    assert all("with style" in svgs[i] and "coefficients" in svgs[i] for i in styled)
     assert GENERATOR not in "".join(svgs)
     assert any("human" in s and "judge" in s for s in svgs)  # the confusion matrix
     assert any("Fleiss" in s for s in svgs)  # the jurors, each against the reviewers
@@ -111,6 +117,17 @@ def test_p_shows_the_figures_as_charts_with_stats_numbers(
         drawn = chart.renderer().defaultSize()
         assert chart.height() >= chart.width() * drawn.height() / drawn.width() - 1
         assert _painted(chart)
+    Path("/tmp/h5_png").mkdir(exist_ok=True)  # a render to look at, once redrawn
+    window.resizeDocks([dock.dock], [700], Qt.Orientation.Horizontal)
+    viewport = panel.scroller.viewport()
+    qtbot.wait(1500)  # the resizes' redraws, each off the GUI thread
+    qtbot.waitUntil(
+        lambda: bool(_charts(dock)) and _charts(dock)[0].width() > viewport.width() - 40,
+        timeout=30_000,
+    )
+    panel.scroller.ensureWidgetVisible(_charts(dock)[styled[0]])
+    qtbot.wait(200)
+    panel.grab().save("/tmp/h5_png/figures_dock_style.png")
     press(qtbot, window, Qt.Key.Key_P)
     assert not dock.is_open()
 
@@ -175,6 +192,12 @@ def test_the_charts_text_is_the_windows_size_and_they_follow_the_docks_width(
             return bool(charts) and abs(charts[0].width() - room) <= 2
 
         qtbot.waitUntil(fills, timeout=30_000)  # the win rates: as wide as the column
+        styled = [c for c in _charts(dock) if "vs plain" in c.svg]
+        if width == 360 and styled:  # a render to look at: the narrow dock's styled ratings
+            Path("/tmp/h5_png").mkdir(exist_ok=True)
+            dock.panel.scroller.ensureWidgetVisible(styled[0])
+            qtbot.wait(200)
+            dock.panel.grab().save("/tmp/h5_png/figures_dock_narrow.png")
         for chart in _charts(dock):
             assert _text_pixels(chart) >= font - 0.5, (width, chart.svg[:200])
             assert chart.width() <= viewport.width()  # none wider than the dock shows

@@ -27,6 +27,9 @@ class AppSettings:
     reasoning_unfolded: bool = True  # E: the judge's reasoning under its verdicts
     history_unfolded: bool = False  # H: a conversation's turns around the compared one
     ask_above: int = ASK_ABOVE  # requests a judge run may send without asking first
+    # The folder of AlpacaEval's df_gamed.csv: the Generators dock's LC win rate is then the
+    # leaderboard's variant (length_controlled_v1); empty: the minimal one, no download.
+    lc_files: str = ""
 
     def run_threshold(self) -> int:
         """``ask_above``, refused in one line where the settings file holds no count."""

@@ -104,7 +104,8 @@ def ratings_chart(g: GeneratorRatings, *, width: float = charts.REPORT_WIDTH) ->
 
 def style_chart(g: GeneratorRatings, *, width: float = charts.REPORT_WIDTH) -> str | None:
     """The same source's ratings with style control (``GeneratorRatings.style``) as a
-    forest plot, each row's note giving its change from the plain rating; None without."""
+    forest plot, each row's note giving its change from the plain rating (``vs plain``, as
+    the command heads it); None without."""
     if g.style is None:
         return None
     rows = [
@@ -113,8 +114,8 @@ def style_chart(g: GeneratorRatings, *, width: float = charts.REPORT_WIDTH) -> s
             m.rating,
             m.sandwich[0],
             m.sandwich[1],
-            f"{m.rating:.0f} ({m.sandwich[0]:.0f}–{m.sandwich[1]:.0f}), {shift:+.0f} on the"
-            f" plain rating, rank {m.sandwich_rank}",
+            f"{m.rating:.0f} ({m.sandwich[0]:.0f}–{m.sandwich[1]:.0f}), {shift:+.0f} vs plain,"
+            f" rank {m.sandwich_rank}",  # as long as the plain chart's: a narrow dock shows it
         )
         for m, shift in zip(g.style.models, g.style.shift, strict=True)
     ]
@@ -162,7 +163,10 @@ class _Drawn:
     def draw(self, width: float) -> list[DimensionCharts]:
         ratings: dict[str, list[str]] = {}
         for g in self.ratings:
-            ratings.setdefault(g.dimension, []).append(ratings_chart(g, width=width))
+            drawn_ratings = ratings.setdefault(g.dimension, [])
+            drawn_ratings.append(ratings_chart(g, width=width))
+            if (styled := style_chart(g, width=width)) is not None:
+                drawn_ratings.append(styled)  # under the plain one: the shift reads down
         drawn = judge_charts(self.stats, self.alpha, ratings, width=width)
         by_dimension = {d.dimension: d for d in drawn}
         for d in jury_charts(self.jury, width=width) if self.jury is not None else []:
@@ -195,13 +199,14 @@ def window_figures(
     width: float = charts.REPORT_WIDTH,
 ) -> WindowFigures:
     """The charts of one rubric and judge, dimension by dimension, ``width`` ems wide: the
-    judge's own, the ratings from its verdicts and the reviewers', and a jury's jurors."""
+    judge's own, the ratings from its verdicts and the reviewers' (each plain, then with
+    style control, as the report draws them), and a jury's jurors."""
     from desktop.services.jury_stats import jury_stats
     from desktop.services.stats import rubric_stats
 
     stats = rubric_stats(store, rubric, judge, alpha=alpha)
     judges = [stats.judge_model] if stats.judge_model is not None else []
-    ratings = source_ratings(store, rubric, judges, 1 - alpha)
+    ratings = source_ratings(store, rubric, judges, 1 - alpha, style_control=True)
     jury = jury_stats(store, rubric, judge) if stats.judge_model is not None else None
     source = _Drawn(stats, alpha, ratings, jury)
     o = stats.overall

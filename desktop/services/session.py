@@ -448,6 +448,21 @@ class ReviewSession:
 
         return self._read_work(figures)
 
+    def leaderboard_work(self, lc_files: str = "") -> Work:
+        """The Generators dock's table: `stats --by model` for the rubric and judge on
+        screen, with AlpacaEval 2.0's length-controlled win rate: the leaderboard's variant
+        where ``lc_files`` names the folder of AlpacaEval's df_gamed.csv, else minimal."""
+        rubric, model = self.rubric_name, self.judge_model
+
+        def board(store: Any) -> Any:
+            from desktop.domain.length_control import MINIMAL, V1, read_gamed
+            from desktop.services.leaderboard import leaderboard
+
+            gamed = read_gamed(Path(lc_files)) if lc_files else None
+            return leaderboard(store, rubric, model, lc=V1 if gamed else MINIMAL, gamed=gamed)
+
+        return self._read_work(board)
+
     def queue_work(self) -> Work:
         # The judge shown, if any has answered: a rubric nobody judged yet still has a
         # queue (disputes, then the pairs to review), not an error about a judge.

@@ -10,6 +10,7 @@ from typing import Protocol
 from desktop.ui.agreement_dock import AgreementDock
 from desktop.ui.context import WindowContext
 from desktop.ui.figures_dock import FiguresDock
+from desktop.ui.generators_dock import GeneratorsDock
 from desktop.ui.guidance_dock import GuidanceDock
 from desktop.ui.judges_dock import JudgesDock
 from desktop.ui.shortcuts import Shortcuts
@@ -28,4 +29,10 @@ class Dock(Protocol):
     def show(self, shown: bool) -> None: ...
 
 
-DOCKS: tuple[type[Dock], ...] = (AgreementDock, FiguresDock, GuidanceDock, JudgesDock)
+DOCKS: tuple[type[Dock], ...] = (
+    AgreementDock,
+    FiguresDock,
+    GuidanceDock,
+    JudgesDock,
+    GeneratorsDock,
+)

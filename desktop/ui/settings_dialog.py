@@ -64,10 +64,17 @@ class SettingsDialog(QDialog):
             self.ask_above.setValue(session.settings.run_threshold())
         except TiebreakError:  # a hand-edited file: the default, saved over it on Save
             self.ask_above.setValue(ASK_ABOVE)
+        self.lc_files = QLineEdit(session.settings.lc_files)
+        self.lc_files.setPlaceholderText("none: the minimal LC variant, no download")
+        self.lc_files.setToolTip(
+            "The folder holding AlpacaEval's df_gamed.csv: the Generators dock (Shift+M) then"
+            " gives the leaderboard's length-controlled win rate (length_controlled_v1)"
+        )
         general = QFormLayout()
         general.addRow("Reviewer name", self.reviewer)
         general.addRow("Font size", self.font_size)
         general.addRow("Ask before judging above", self.ask_above)
+        general.addRow("AlpacaEval df_gamed.csv folder", self.lc_files)
 
         self.profiles = load_profiles()
         self.profile = QComboBox()
@@ -272,6 +279,7 @@ class SettingsDialog(QDialog):
 
     def _save(self) -> None:
         try:
+            lc_files = _gamed_folder(self.lc_files.text())
             profile = self._profile_from_form()
             self._store_key(profile)
             store_profile(profile)
@@ -283,8 +291,17 @@ class SettingsDialog(QDialog):
         settings.reviewer = self.reviewer.text().strip()
         settings.font_size = self.font_size.value()
         settings.ask_above = self.ask_above.value()
+        settings.lc_files = lc_files
         save_settings(settings)
         self.accept()
+
+
+def _gamed_folder(text: str) -> str:
+    """The df_gamed.csv folder field: empty for none, else a folder that holds the file."""
+    text = text.strip()
+    if text and not (Path(text).expanduser() / "df_gamed.csv").is_file():
+        raise TiebreakError(f"AlpacaEval df_gamed.csv folder: no df_gamed.csv in {text}")
+    return str(Path(text).expanduser()) if text else ""
 
 
 def _price(text: str, name: str) -> float | None:

@@ -112,6 +112,12 @@ _TABLE = (
     ),
     ("focus_judge", "G", "View", "Choose whose verdicts are shown (the judge picker)"),
     (
+        "toggle_leaderboard",
+        "Shift+M",
+        "View",
+        "Generators: stats --by model's table, with the LC win rate (AlpacaEval 2.0)",
+    ),
+    (
         "toggle_judges",
         "Shift+G",
         "View",
