@@ -4,15 +4,16 @@ name (``pytest_plugins`` in conftest.py); the helpers are imported."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from contextlib import closing
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import TypeVar
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox, QTextEdit
+from PySide6.QtWidgets import QApplication, QMessageBox, QTextEdit, QWidget
 
 from desktop.adapters.profiles_file import save_profile
 from desktop.adapters.store import open_project
@@ -167,3 +168,12 @@ def human_rows(path: Path) -> list[tuple]:
             "SELECT p.external_id, h.dimension, h.verdict, h.reviewer FROM human_verdicts h"
             " JOIN pairs p ON p.id = h.pair_id ORDER BY h.id"
         ).fetchall()
+
+
+def save_render(widget: QWidget, name: str) -> None:
+    """A render of ``widget`` to look at, in $TIEBREAK_TEST_RENDERS where that is set (a
+    test writes nothing outside its own folders otherwise)."""
+    folder = os.environ.get("TIEBREAK_TEST_RENDERS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        widget.grab().save(str(Path(folder) / name))

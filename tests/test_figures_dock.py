@@ -21,7 +21,7 @@ from desktop.services.session import ReviewSession
 from desktop.ui.figures_dock import FiguresDock
 from desktop.ui.main_window import MainWindow
 from desktop.ui.svg_chart import SvgChart
-from tests.gui_helpers import press
+from tests.gui_helpers import press, save_render
 from tests.test_report import EVIL, GENERATOR, RUBRIC, judged  # noqa: F401  (the fixture)
 
 
@@ -117,7 +117,7 @@ def test_p_shows_the_figures_as_charts_with_stats_numbers(
         drawn = chart.renderer().defaultSize()
         assert chart.height() >= chart.width() * drawn.height() / drawn.width() - 1
         assert _painted(chart)
-    Path("/tmp/h5_png").mkdir(exist_ok=True)  # a render to look at, once redrawn
+    # A render to look at (save_render), once redrawn at a wider dock.
     window.resizeDocks([dock.dock], [700], Qt.Orientation.Horizontal)
     viewport = panel.scroller.viewport()
     qtbot.wait(1500)  # the resizes' redraws, each off the GUI thread
@@ -127,7 +127,7 @@ def test_p_shows_the_figures_as_charts_with_stats_numbers(
     )
     panel.scroller.ensureWidgetVisible(_charts(dock)[styled[0]])
     qtbot.wait(200)
-    panel.grab().save("/tmp/h5_png/figures_dock_style.png")
+    save_render(panel, "figures_dock_style.png")
     press(qtbot, window, Qt.Key.Key_P)
     assert not dock.is_open()
 
@@ -194,10 +194,9 @@ def test_the_charts_text_is_the_windows_size_and_they_follow_the_docks_width(
         qtbot.waitUntil(fills, timeout=30_000)  # the win rates: as wide as the column
         styled = [c for c in _charts(dock) if "vs plain" in c.svg]
         if width == 360 and styled:  # a render to look at: the narrow dock's styled ratings
-            Path("/tmp/h5_png").mkdir(exist_ok=True)
             dock.panel.scroller.ensureWidgetVisible(styled[0])
             qtbot.wait(200)
-            dock.panel.grab().save("/tmp/h5_png/figures_dock_narrow.png")
+            save_render(dock.panel, "figures_dock_narrow.png")
         for chart in _charts(dock):
             assert _text_pixels(chart) >= font - 0.5, (width, chart.svg[:200])
             assert chart.width() <= viewport.width()  # none wider than the dock shows

@@ -20,14 +20,13 @@ from desktop.services.review_edits import ReviewState
 from desktop.services.session import ReviewSession
 from desktop.ui.generators_dock import GeneratorsDock
 from desktop.ui.main_window import MainWindow
-from tests.gui_helpers import press
+from tests.gui_helpers import press, save_render
 from tests.helpers import new_project, tiebreak
 from tests.test_length_controlled import CLAUDE, gamed_file
 
 SHIFT = Qt.KeyboardModifier.ShiftModifier
 RUBRIC = "alpaca-eval"
 JUDGE = "weighted_alpaca_eval_gpt4_turbo"
-PNG = Path("/tmp/h5_png")  # where the renders are kept to look at
 
 
 @pytest.fixture
@@ -75,8 +74,7 @@ def _table(dock: GeneratorsDock) -> list[dict[str, str]]:
 
 def _save(dock: GeneratorsDock, name: str) -> None:
     assert dock.panel is not None
-    PNG.mkdir(exist_ok=True)
-    dock.panel.grab().save(str(PNG / name))
+    save_render(dock.panel, name)
 
 
 def test_shift_m_shows_stats_by_model_with_the_lc_win_rate(

@@ -87,6 +87,7 @@ count_or_all = _int(0)  # a list's length, where 0 has a meaning of its own (non
 seed = _int(0)  # a random seed: numpy's are not negative, a sample's is stored
 samples = _int(1, MAX_SAMPLES)
 rounds = _int(0, MAX_ROUNDS)  # 0: no bootstrap
+resamples = _int(1, MAX_ROUNDS)  # a bootstrap that must be drawn (a paired one)
 concurrency = _int(1, MAX_CONCURRENCY)
 context_tokens = _int(1, MAX_CONTEXT)
 threads = _int(1, MAX_THREADS)

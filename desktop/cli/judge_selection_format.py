@@ -3,34 +3,18 @@ every row not distinguishable from it marked."""
 
 from __future__ import annotations
 
-from desktop.domain.judge_selection import Estimate, Row
 from desktop.services.judge_selection import Selection
-
-
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.1f}%"
-
-
-def _est(e: Estimate, scale: float = 100.0, digits: int = 1) -> str:
-    if e.value is None:
-        return "-"
-    text = f"{scale * e.value:.{digits}f}"
-    if e.low is not None and e.high is not None:
-        text += f" [{scale * e.low:.{digits}f}, {scale * e.high:.{digits}f}]"
-    return text
-
-
-def _mark(row: Row) -> str:
-    return "best" if row.best else ("~best" if row.near_best else "")
+from desktop.services.judge_selection_columns import interval as _est
+from desktop.services.judge_selection_columns import mark as _mark
+from desktop.services.judge_selection_columns import percent as _pct
+from desktop.services.judge_selection_columns import summary
 
 
 def selection_lines(selection: Selection) -> list[str]:
     t = selection.table
-    level = f"{100 * (1 - t.alpha):g}%"
     lines = [
         f"rubric {selection.rubric}, dimension {selection.dimension}, against"
-        f" {selection.against}: {t.pairs:,} pairs with a reference; {level} intervals from"
-        f" {t.rounds:,} paired resamples (seed {t.seed}); best by {t.primary.value}",
+        f" {selection.against}: {summary(selection)}",
     ]
     for row in t.rows:
         cost = "" if row.cost_per_pair is None else f", cost/pair {row.cost_per_pair:.6f}"

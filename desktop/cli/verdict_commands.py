@@ -172,8 +172,19 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         default="judgebench",
         help="with --against: the figure that picks the best row (default judgebench)",
     )
-    p.add_argument("--alpha", type=float, default=0.05)
-    p.add_argument("--rounds", type=int, default=1000, help="paired bootstrap resamples")
+    p.add_argument(
+        "--alpha",
+        type=arg_types.alpha,
+        default=0.05,
+        help="with --against: intervals at level 1 - ALPHA (default 0.05: 95%%)",
+    )
+    p.add_argument(
+        "--rounds",
+        type=arg_types.resamples,
+        default=1000,
+        metavar="N",
+        help="with --against: paired bootstrap resamples (default 1000)",
+    )
     p.add_argument("--seed", type=arg_types.seed, default=0)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_judges)

@@ -106,7 +106,7 @@ def lc_note(board: Leaderboard) -> list[str]:
         else f"not the leaderboard's {V1}, which needs AlpacaEval's df_gamed.csv: --lc-files"
     )
     lines = [f"LC: AlpacaEval 2.0's length-controlled win rate, variant {board.lc} ({which})"]
-    if board.lc == MINIMAL:
+    if board.lc == MINIMAL and any(r.lc_win_rate is not None for r in board.rows):
         lines.append(
             "  its std error is 0 as alpaca-eval computes it: with no per-instruction term,"
             " every pair gets the same prediction"

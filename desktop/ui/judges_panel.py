@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.domain.shown_text import shown
-from desktop.services.judge_selection_columns import AGAINST, COLUMNS
+from desktop.services.judge_selection_columns import AGAINST, COLUMNS, summary
 from desktop.ui.plain_text import PlainLabel
 
 if TYPE_CHECKING:
@@ -116,7 +116,7 @@ class JudgesPanel(QWidget):
         self.table.setColumnWidth(JUDGE, 18 * self.fontMetrics().horizontalAdvance("m"))
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.setWordWrap(False)
-        self.notes = PlainLabel("")
+        self.notes = PlainLabel("", lines=True)  # one note a line
         self.notes.setWordWrap(True)
         choices = QHBoxLayout()
         choices.addWidget(self.against)
@@ -149,11 +149,9 @@ class JudgesPanel(QWidget):
 
     def show_selection(self, selection: Selection) -> None:
         t = selection.table
-        level = f"{100 * (1 - t.alpha):g}%"
         self.heading.setText(
             f"{shown(selection.rubric)} · {shown(selection.dimension)} · against"
-            f" {selection.against}: {t.pairs:,} pairs with a reference; {level} intervals"
-            f" from {t.rounds:,} paired resamples; best by {t.primary.value}"
+            f" {selection.against}: {summary(selection)}"
         )
         self.model.show_rows(t.rows)
         self.notes.setText("\n".join(t.notes))

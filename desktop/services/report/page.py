@@ -21,7 +21,7 @@ from desktop.services.figures import AGREEMENT, WIN_RATES, Column
 from desktop.services.judge_bias_rows import HEADING as BIAS_HEADING
 from desktop.services.judge_bias_rows import OUTPUT_1_NOTE
 from desktop.services.judge_bias_rows import shown_columns as bias_columns
-from desktop.services.judge_selection_columns import AGAINST
+from desktop.services.judge_selection_columns import AGAINST, summary
 from desktop.services.judge_selection_columns import COLUMNS as SELECTION_COLUMNS
 from desktop.services.leaderboard import lc_note
 from desktop.services.leaderboard import shown_columns as board_columns
@@ -253,12 +253,7 @@ def _selection(selection: Selection) -> dict[str, object]:
     head = [h for h, _, _ in SELECTION_COLUMNS]
     return {
         "title": f"{shown(selection.dimension)} · against {against}",
-        "note": (
-            f"{t.pairs:,} pairs with a reference; {100 * (1 - t.alpha):g}% intervals from"
-            f" {t.rounds:,} paired resamples (seed {t.seed}), the same for every row, so each"
-            f" row's difference to the best has its own interval; best by {t.primary.value},"
-            " ~best: not distinguishable from it"
-        ),
+        "note": f"{summary(selection)}; ~best: its difference to the best holds 0",
         "table": _Table(head, [[cell(row) for _, _, cell in SELECTION_COLUMNS] for row in t.rows]),
         "notes": list(t.notes),
     }
