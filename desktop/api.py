@@ -9,6 +9,7 @@ command line prints them. A store is a context manager: leaving it lets go of th
 
     with api.open_project("reviews.tiebreak", create=True) as store:
         api.import_file(store, "pairs.jsonl")
+        api.import_runs(store, "run-a.eval", "run-b.eval")  # two Inspect AI logs of one task
         summary = api.judge(store, "just-eval", api.profile("local"))
         api.override(store, "demo-3", rubric="just-eval", dimension="depth", verdict="B")
         for stats in api.compute_stats(store, "just-eval"):
@@ -32,6 +33,7 @@ from desktop.domain.verdicts import Verdict
 from desktop.services.endpoints import ad_hoc_profile
 from desktop.services.exporting import ExportReport, export_project
 from desktop.services.importing import ImportReport, import_file
+from desktop.services.inspect_import import RunsReport, import_runs
 from desktop.services.judging.job import JobOptions, JobProgress, JobSummary
 from desktop.services.judging.setup import judge_job
 from desktop.services.overrides import override as _override
@@ -48,12 +50,14 @@ __all__ = [
     "JobSummary",
     "ModelProfile",
     "ProjectStore",
+    "RunsReport",
     "Stats",
     "TiebreakError",
     "Verdict",
     "compute_stats",
     "export_project",
     "import_file",
+    "import_runs",
     "judge",
     "open_project",
     "override",

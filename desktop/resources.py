@@ -35,6 +35,7 @@ BUILTIN_RUBRICS = (
     "pair-v2-multi-turn",
     "pair-math-v1",
     "pair-math-v1-multi-turn",
+    "trajectory",
 )
 
 

@@ -61,7 +61,9 @@ def server_fixture():
 
 
 def open_window(qtbot, project: Path, server: OpenAIServer) -> MainWindow:
-    """Ada's window on the project, judged by the test server, keys on the pair list."""
+    """Ada's window on the project, judged by the test server, keys on the pair list, its
+    first pair laid out (a long text is laid out in a later turn than the one that shows
+    it: desktop/ui/layout_queue.py)."""
     save_profile(
         ModelProfile(name="test", model="test-model", base_url=server.base_url, needs_key=False)
     )
@@ -74,6 +76,7 @@ def open_window(qtbot, project: Path, server: OpenAIServer) -> MainWindow:
     win.activateWindow()
     qtbot.waitExposed(win)
     qtbot.waitUntil(win.isActiveWindow)  # window shortcuts act only on the active window
+    qtbot.waitUntil(layout_queue().idle)
     win.pairs.focus()
     return win
 

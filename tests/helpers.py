@@ -115,6 +115,8 @@ def at_turn_of(rubric: Rubric, pair: Pair) -> Pair:
     sample = sample_pair(rubric)
     if sample.turn is None or sample.conversation_a is None or sample.conversation_b is None:
         return pair
+    if sample.tools is not None:  # a rubric of agent runs: a pair is a run of one step
+        return pair
     asked = ChatMessage("user", pair.instruction)
     return Pair(
         pair.instruction,

@@ -22,6 +22,7 @@ from desktop.domain.conversations import (
     messages,
     pair_fields,
     shared_history,
+    to_json,
     turn_fields,
 )
 from desktop.domain.pairs import Pair
@@ -88,14 +89,25 @@ def test_what_cannot_be_compared_is_refused_naming_the_field(
         ([{"role": "human", "content": "hi"}], "message 1 has role 'human'; a role is one of"),
         (
             [{"role": "user", "content": None}],
-            r"message 1 \(user\): content must be text, got null",
+            r"message 1 \(user\): content must be text or a list of parts, got null",
         ),
-        ([{"role": "user", "content": "hi", "name": "x"}], "has member 'name'"),
+        (
+            [{"role": "assistant", "content": None}],
+            r"content must be text or a list of parts \(null only beside tool calls\)",
+        ),
     ],
 )
 def test_a_side_that_is_not_a_list_of_messages_is_refused(value: object, says: str) -> None:
     with pytest.raises(ConversationError, match=says):
         messages(value, "conversation_a")
+
+
+def test_a_message_with_members_of_its_own_is_kept_with_them() -> None:
+    side = messages([{"role": "user", "content": "hi", "name": "x"}], "conversation_a")
+    assert (
+        side[0].content == "hi"
+        and to_json(side) == '[{"role": "user", "content": "hi", "name": "x"}]'
+    )
 
 
 def test_per_turn_fields_are_fastchats_names() -> None:
@@ -124,6 +136,7 @@ def test_one_request_and_one_answer_is_a_single_turn_pair() -> None:
         "conversation_a": None,
         "conversation_b": None,
         "turn": None,
+        "tools": None,
     }
     assert pair_fields((SYSTEM, U1, A1), (SYSTEM, U1, B1))["turn"] == 1  # the system is kept
 
@@ -255,7 +268,7 @@ def test_the_demo_project_keeps_its_twenty_pairs_and_adds_conversations(
     talks = pairs[20:]
     assert [p.turn for p in talks] == [2, 2, 2]
     shapes = {compare(*p.conversations(), p.turn).shape for p in talks}
-    assert shapes == set(ConversationShape)  # both shapes
+    assert shapes == {ConversationShape.SHARED_HISTORY, ConversationShape.TWO_CONVERSATIONS}
 
 
 def test_a_merge_from_another_project_carries_its_conversations(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -212,3 +213,45 @@ def test_the_charts_text_is_the_windows_size_and_they_follow_the_docks_width(
         )
     finally:
         press(qtbot, window, Qt.Key.Key_0, ctrl)
+
+
+def test_each_dimension_is_drawn_when_chosen_and_a_second_look_is_at_once(
+    qtbot, tmp_path: Path
+) -> None:
+    """A rubric of four dimensions: the charts of the one shown are drawn, another's when
+    it is chosen; the dock closed and opened again on the unchanged project shows them
+    from what was kept, without computing (the heading never says so)."""
+    from tests.bench.bench_stats_figures import REPO, build
+
+    project = tmp_path / "four.tiebreak"
+    build(REPO, project, 200, 60)
+    settings = AppSettings(reviewer="ada")
+    win = MainWindow(ReviewSession.open(project, settings), settings)
+    qtbot.addWidget(win)
+    win.show()
+    win.activateWindow()
+    qtbot.waitExposed(win)
+    qtbot.waitUntil(win.isActiveWindow)
+    win.pairs.focus()
+    try:
+        dock = win.dock(FiguresDock)
+        press(qtbot, win, Qt.Key.Key_P)
+        qtbot.waitUntil(lambda: len(_charts(dock)) > 0, timeout=60_000)
+        panel = dock.panel
+        assert panel is not None and panel.figures is not None
+        names = [panel.dimension.itemData(i) for i in range(panel.dimension.count())]
+        assert len(names) == 4
+        drawn = [d.dimension for d in panel.figures.dimensions if d.charts is not None]
+        assert drawn == [names[0]]  # the one shown, and no other
+        first = [c.svg for c in _charts(dock)]
+        panel.dimension.setCurrentIndex(2)
+        qtbot.waitUntil(lambda: bool(_charts(dock)) and _charts(dock)[0].svg not in first)
+        assert names[2] in _charts(dock)[0].svg  # its own charts, titled with its name
+        press(qtbot, win, Qt.Key.Key_P)  # closed
+        start = time.perf_counter()
+        press(qtbot, win, Qt.Key.Key_P)  # opened again: the figures kept
+        qtbot.waitUntil(lambda: not panel.heading.text().startswith("Computing"), timeout=5_000)
+        assert time.perf_counter() - start < 1.0
+        assert _charts(dock) and names[2] in _charts(dock)[0].svg
+    finally:
+        win.context.runner.shutdown()

@@ -586,7 +586,7 @@ def test_an_id_given_twice_with_other_messages_is_refused(tmp_path: Path) -> Non
                 "preferred_output": [{"role": "assistant", "content": "yo"}],
                 "non_preferred_output": [{"role": "tool", "content": "{}"}],
             },
-            "field 'non_preferred_output': message 1 has role 'tool'",
+            "field 'non_preferred_output': message 1: a tool result names neither the call",
         ),
     ],
 )

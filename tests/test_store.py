@@ -43,6 +43,10 @@ def test_new_project_is_wal_and_versioned(tmp_path: Path) -> None:
             "m008_juries",
             "m009_review_marks",
             "m010_pairs_with_nul",
+            "m011_trajectory_tools",
+            "m012_trajectory_steps",
+            "m013_search_backlog",
+            "m015_data_revision",
         ]
 
 

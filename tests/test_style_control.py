@@ -252,3 +252,20 @@ def test_a_bootstrap_round_fits_as_arena_rank_fits_it() -> None:
     k = len(names)
     assert np.allclose(np.asarray(theirs["ratings"]) * UNIT, ours[:k] * UNIT, rtol=0, atol=0.01)
     assert np.allclose(np.asarray(theirs["coeffs"]), ours[k:], rtol=0, atol=1e-5)
+
+
+def test_answers_counted_once_give_the_same_style_ratings_again(tmp_path) -> None:
+    """The second fit in one process (the dock following a verdict, a report's next judge)
+    reads each answer's counts from what was counted, and rates the same."""
+    from desktop.adapters.store import open_project
+    from desktop.services import ratings
+
+    path, _ = styled_project(tmp_path)
+    ratings._COUNTED.clear()
+    with open_project(path, readonly=True) as store:
+        first = ratings.rate_generators(store, rounds=0, style_control=True)
+        counted = sum(len(kept) for kept in ratings._COUNTED.values())
+        again = ratings.rate_generators(store, rounds=0, style_control=True)
+        assert sum(len(kept) for kept in ratings._COUNTED.values()) == counted > 0
+    assert [r.style for r in again] == [r.style for r in first]
+    assert first[0].style is not None

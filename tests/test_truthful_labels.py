@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -216,6 +217,24 @@ def test_the_trl_file_holds_the_reviewers_labels_with_their_provenance(
     assert "5 judge verdicts under the confidence floor" in said
     records, _ = trl(project, tmp_path / "acc.jsonl", "--include-accepted")
     assert [(r["id"], r["source"]) for r in records] == [("p2", "accepted"), ("p3", "reviewers")]
+
+    # Read back, a label the judge gave (or that only accepted the judge's) is no one's
+    # verdict, and where a label came from is the record's metadata, not its source text.
+    for name in ("all.jsonl", "acc.jsonl"):
+        again = tmp_path / f"again-{name}.tiebreak"
+        assert tiebreak("new", again).returncode == 0
+        done = tiebreak("import", again, tmp_path / name)
+        assert done.returncode == 0, done.stderr
+        with sqlite3.connect(again) as conn:
+            people = conn.execute(
+                "SELECT p.external_id, h.reviewer FROM human_verdicts h"
+                " JOIN pairs p ON p.id = h.pair_id"
+            ).fetchall()
+            sources = {s for (s,) in conn.execute("SELECT source FROM pairs")}
+            kept = [json.loads(m)["source"] for (m,) in conn.execute("SELECT metadata FROM pairs")]
+        assert people == [("p3", "trl")], name  # ada's label alone
+        assert sources == {None}
+        assert "reviewers" in kept and set(kept) <= {"judge", "accepted", "reviewers"}
 
 
 # ---- skip, both bad, broken ---------------------------------------------------------------

@@ -17,9 +17,29 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("project", type=Path)
     p.set_defaults(func=cmd_new)
 
-    p = sub.add_parser("import", help="import pairs and the verdicts that come with them")
+    p = sub.add_parser(
+        "import",
+        help="import pairs and the verdicts that come with them, or two Inspect AI runs",
+        description="Import a data file (or every data file under a folder), or with --runs"
+        " two Inspect AI eval logs of one task: one pair of trajectories per sample both"
+        " logs hold (matched by sample id and epoch).",
+    )
     p.add_argument("project", type=Path)
-    p.add_argument("file", type=Path, help="a data file, or a folder: every data file under it")
+    p.add_argument(
+        "file",
+        type=Path,
+        nargs="?",
+        help="a data file, or a folder: every data file under it (not with --runs)",
+    )
+    p.add_argument(
+        "--runs",
+        nargs=2,
+        type=Path,
+        metavar=("LOG_A", "LOG_B"),
+        help="two Inspect AI eval logs (.eval or .json) of one task, read with inspect_ai"
+        " (pip install 'tiebreak[inspect]'): each sample both hold becomes a pair, LOG_A's"
+        " run as A, each log's model as its generator, its scores kept as metadata",
+    )
     p.add_argument("--format", default="auto", choices=IMPORT_FORMATS, help=FORMAT_HELP)
     p.add_argument(
         "--map",
@@ -35,7 +55,18 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="a FastChat folder's answers: every pair of models (all, the default), or"
         " each model against the baseline MODEL",
     )
-    p.set_defaults(func=cmd_import)
+    p.set_defaults(func=cmd_import, usage_error=p.error)
+
+    p = sub.add_parser(
+        "index",
+        help="build the search index for the pairs a large import left out of it",
+        description="A large import returns before its pairs are in the search index (the"
+        " search reads them whole meanwhile, and finds every match) and builds it in a"
+        " process of its own; this builds what is left of it now, a chunk a transaction.",
+    )
+    p.add_argument("project", type=Path)
+    p.add_argument("--quiet", action="store_true", help="say nothing")
+    p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("export", help="export one row per pair with verdicts")
     p.add_argument("project", type=Path)
@@ -95,6 +126,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     from desktop.domain.columns import parse_map_options
     from desktop.services.importing import import_file
 
+    if args.runs is not None:
+        return _import_runs(args)
+    if args.file is None:
+        args.usage_error("name a data file to import, or two Inspect AI logs with --runs")
     mapping = parse_map_options(args.map)
     with open_project(args.project) as store:
         report = import_file(
@@ -107,6 +142,51 @@ def cmd_import(args: argparse.Namespace) -> int:
             pair_with=args.pair_with,
         )
     say(f"{args.file}: {report.summary()}")
+    _index_later(args.project, report.unindexed)
+    return 0
+
+
+def _index_later(project: Path, unindexed: int) -> None:
+    """The pairs the import left out of the search index go into it in a process of its
+    own: this one returns now, and the search finds them meanwhile."""
+    if not unindexed:
+        return
+    from desktop.services.search_indexing import index_in_background
+
+    index_in_background(project)
+    say(f"{unindexed:,} pairs are being added to the search index in the background")
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from desktop.adapters.store import open_project
+    from desktop.services.search_indexing import index_backlog
+
+    with open_project(args.project) as store:
+        indexed = index_backlog(store)
+    if not args.quiet:
+        say(f"{args.project}: {indexed:,} pairs added to the search index")
+    return 0
+
+
+def _import_runs(args: argparse.Namespace) -> int:
+    from desktop.adapters.store import open_project
+    from desktop.cli.progress import stderr_progress
+    from desktop.services.inspect_import import import_runs
+
+    given = [
+        (args.file is not None, "a data file"),
+        (args.format != "auto", "--format"),
+        (bool(args.map), "--map"),
+        (args.rubric is not None, "--rubric"),
+        (args.pair_with is not None, "--pair-with"),
+    ]
+    for present, what in given:
+        if present:
+            args.usage_error(f"--runs imports two Inspect AI logs; {what} is not for it")
+    log_a, log_b = args.runs
+    with open_project(args.project) as store:
+        report = import_runs(store, log_a, log_b, progress=stderr_progress("imported samples"))
+    say(f"{log_a} vs {log_b}: {report.summary()}")
     return 0
 
 

@@ -1,6 +1,8 @@
 """How an export writes a conversation pair: every message exactly in JSONL, one column
 per turn and side in a CSV, and the labelled preference records trainers read (TRL,
-OpenAI preference fine-tuning).
+OpenAI preference fine-tuning). Two agent runs (trajectories) add their tools, their
+counts (steps, tool calls, tool errors per side), in a CSV each run flattened into one
+readable cell per side, and training records in each trainer's tool-calling form.
 
 A single-turn pair is the one-turn case (its conversations are implied), so in a project
 that holds conversations every row has the same columns, and a JSONL export imported again
@@ -12,7 +14,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from desktop.domain.conversations import Conversation, Message, answers, compare, implied
+from desktop.domain import numerals
+from desktop.domain.conversations import (
+    Conversation,
+    Message,
+    answers,
+    compare,
+    implied,
+    is_trajectory,
+    task_of,
+)
+from desktop.domain.trajectory import run_counts
+from desktop.domain.trajectory_formats import (
+    flat,
+    message_dict,
+    read_side,
+    to_openai,
+    to_trl,
+    tools_as_openai,
+)
 
 #: An export's conversation columns in JSONL: the compared turn and each side's messages.
 JSONL_COLUMNS = ("turn", "conversation_a", "conversation_b")
@@ -112,4 +132,126 @@ def openai_record(
         "input": {"messages": as_json(prompt), "tools": [], "parallel_tool_calls": True},
         "preferred_output": as_json(preferred),
         "non_preferred_output": as_json(non_preferred),
+    }
+
+
+# --- Trajectories (two agent runs): their tools, counts, a flat cell, training records ---
+
+#: A JSONL export's columns where the project holds trajectories: the tools as stored.
+TRAJECTORY_JSONL_COLUMNS = ("tools",)
+#: A CSV export's: each side's whole run flattened into one readable cell.
+TRAJECTORY_CSV_COLUMNS = ("trajectory_a", "trajectory_b")
+#: Both exports': per side, the steps after the task, the tool calls made and the results
+#: the tools returned as errors (``trajectory.run_counts``).
+COUNT_COLUMNS = tuple(
+    f"{what}_{side}" for side in ("a", "b") for what in ("steps", "tool_calls", "tool_errors")
+)
+
+
+def side_counts(side: Conversation) -> tuple[int, int, int]:
+    """A side's steps, tool calls and tool errors (``trajectory.Counts``)."""
+    got = run_counts(side)
+    return got.steps, got.calls, got.errors
+
+
+def count_cells(a: Conversation, b: Conversation) -> list[int]:
+    return [*side_counts(a), *side_counts(b)]
+
+
+def _dicts(side: Sequence[Message]) -> list[dict[str, Any]]:
+    return [message_dict(m.raw, m.role, m.content) for m in side]
+
+
+def _arguments_text(arguments: Any) -> str:
+    return numerals.to_json(arguments)
+
+
+def flattened(side: Conversation) -> str:
+    """A whole run as one readable cell: a line per message (its number, role and text),
+    under an assistant's message a line per call (``name(arguments)``), and each result
+    after the tool's name (``error`` where the tool said it failed)."""
+    lines: list[str] = []
+    for n, (m, read) in enumerate(zip(side, read_side(_dicts(side)), strict=True), start=1):
+        if read.results and not read.calls:
+            for r in read.results:
+                error = ", error" if r.error else ""
+                lines.append(f"[{n}] tool {r.name}{error}: {r.text}")
+            if isinstance(read.content, str) and read.content.strip():  # a user's words too
+                lines.append(f"[{n}] {m.role}: {read.content}")
+            continue
+        text = m.step().text if m.raw is not None else m.content
+        lines.append(f"[{n}] {m.role}: {text}" if text else f"[{n}] {m.role}:")
+        lines += [f"    → {c.name}({_arguments_text(c.arguments)})" for c in read.calls]
+    return "\n".join(lines)
+
+
+def trajectory_csv_cells(a: Conversation, b: Conversation, turns: int) -> list[Any]:
+    """``csv_cells`` of two runs: compared turn 1, the system message, the task as turn
+    1's user message and each side's final answer as its answer; the runs themselves go
+    in ``TRAJECTORY_CSV_COLUMNS``."""
+    c = compare(a, b, None)
+    system = "\n\n".join(m.content for m in a[: task_of(a)] if m.role == "system")
+    cells: list[Any] = [1, system, c.instruction, c.response_a, c.response_b]
+    return cells + [""] * (3 * max(turns - 1, 0))
+
+
+def is_run(a: Conversation, b: Conversation, tools: str | None = None) -> bool:
+    """Whether a pair is two trajectories (a side calls tools), or was given tools (its
+    training records carry them)."""
+    return tools is not None or is_trajectory(a) or is_trajectory(b)
+
+
+def _trajectory_parts(
+    a: Conversation, b: Conversation, form: str, turn: int | None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """``preference_parts`` of two runs, each message written in ``form`` (``openai`` or
+    ``trl``; ``trajectory_formats``): the messages both share, then each side's rest up
+    to and with its final answer."""
+    c = compare(a, b, turn)
+    shared = 0
+    while shared < min(c.at_a, c.at_b) and a[shared] == b[shared]:
+        shared += 1
+    # Each side's rest begins with what the model wrote (a trainer learns from the rest):
+    # where the runs part at a tool's result, the call before it is part of the rest.
+    while shared > 0 and (a[shared].role != "assistant" or b[shared].role != "assistant"):
+        shared -= 1
+    convert = to_openai if form == "openai" else to_trl
+    on_a = convert(_dicts(a[: c.at_a + 1]))
+    on_b = convert(_dicts(b[: c.at_b + 1]))
+    return flat(on_a[:shared]), flat(on_a[shared:]), flat(on_b[shared:])
+
+
+def _tools(tools: str | None) -> list[dict[str, Any]]:
+    return tools_as_openai(numerals.loads(tools)) if tools else []
+
+
+def trl_run_record(
+    chosen: Conversation, rejected: Conversation, tools: str | None, turn: int | None = None
+) -> dict[str, Any]:
+    """TRL's conversational preference record of two runs (explicit prompt), in TRL's
+    tool-calling form (``arguments`` dicts, results ``tool`` messages with ``name``), the
+    tool definitions in a ``tools`` column (a list of JSON schemas, as TRL's docs show)."""
+    prompt, on_chosen, on_rejected = _trajectory_parts(chosen, rejected, "trl", turn)
+    return {"prompt": prompt, "chosen": on_chosen, "rejected": on_rejected, "tools": _tools(tools)}
+
+
+def openai_run_record(
+    preferred: Conversation,
+    non_preferred: Conversation,
+    tools: str | None,
+    turn: int | None = None,
+) -> dict[str, Any] | None:
+    """OpenAI's preference fine-tuning record of two runs: ``input.messages`` what both
+    share (tool calls, ``arguments`` JSON strings, and ``tool`` results included),
+    ``input.tools`` the definitions in OpenAI's form, each output the one assistant message
+    that follows (its tool calls included). None where a side goes on for more than one
+    message after what they share: OpenAI's outputs are assistant messages only (its API
+    reference) and it trains on one, the last (its DPO guide)."""
+    prompt, on_a, on_b = _trajectory_parts(preferred, non_preferred, "openai", turn)
+    if len(on_a) != 1 or len(on_b) != 1 or {on_a[0]["role"], on_b[0]["role"]} != {"assistant"}:
+        return None
+    return {
+        "input": {"messages": prompt, "tools": _tools(tools), "parallel_tool_calls": True},
+        "preferred_output": on_a,
+        "non_preferred_output": on_b,
     }

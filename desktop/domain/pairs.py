@@ -27,7 +27,9 @@ FIELDS = ("external_id", *IDENTITY_FIELDS, "category")
 #: A conversation pair's sides (JSON text of ``[{"role", "content"}, ...]``, every message
 #: exactly as given) and its compared assistant turn (from 1); all None for a single-turn
 #: pair, whose conversations are implied. Part of the pair's identity when present.
-CONVERSATION_FIELDS = ("conversation_a", "conversation_b", "turn")
+#: ``tools``: the tool definitions two trajectories were given (JSON text of a list, as
+#: written), None where a file gave none.
+CONVERSATION_FIELDS = ("conversation_a", "conversation_b", "turn", "tools")
 #: What a project stores of a pair and an import gives: FIELDS and CONVERSATION_FIELDS.
 STORED_FIELDS = (*FIELDS, *CONVERSATION_FIELDS)
 
@@ -69,6 +71,7 @@ class Pair:
     conversation_a: Conversation | None = None
     conversation_b: Conversation | None = None
     turn: int | None = None
+    tools: str | None = None  # JSON text of the tool definitions (trajectories)
 
     @property
     def is_conversation(self) -> bool:

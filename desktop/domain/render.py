@@ -234,9 +234,53 @@ SAMPLE_PAIR = Pair(
 )
 
 
+def sample_trajectory() -> Pair:
+    """Two runs of an agent as long as a trajectory prompt gets: each side's steps (a
+    call with its arguments, a result of 1,500 characters, 40 times over) past the
+    budget it is clipped to (``trajectory_text.SIDE_CHARS``), so a rubric that reads them
+    is tried on the most a trajectory sends."""
+    import json
+
+    task = Message("user", SAMPLE_PAIR.instruction)
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "search",
+                "description": "Search the documents for a query.",
+                "parameters": {"type": "object", "properties": {"query": {"type": "string"}}},
+            },
+        }
+    ]
+    sides = []
+    for side, answer in (("a", SAMPLE_PAIR.response_a), ("b", SAMPLE_PAIR.response_b)):
+        out = [Message("system", "You are a research assistant with a search tool."), task]
+        for k in range(40):
+            call_id, found = f"call_{side}{k}", "found. " * 250
+            function = {"name": "search", "arguments": json.dumps({"query": f"q {k}"})}
+            call = {"id": call_id, "type": "function", "function": function}
+            said = {"role": "assistant", "content": None, "tool_calls": [call]}
+            result = {"role": "tool", "tool_call_id": call_id, "content": found}
+            out.append(Message("assistant", "", json.dumps(said)))
+            out.append(Message("tool", found, json.dumps(result)))
+        out.append(Message("assistant", answer))
+        sides.append(tuple(out))
+    return replace(
+        SAMPLE_PAIR,
+        conversation_a=sides[0],
+        conversation_b=sides[1],
+        turn=1,
+        tools=json.dumps(tools),
+    )
+
+
 def sample_pair(rubric: Rubric) -> Pair:
     """SAMPLE_PAIR, or for a rubric that reads a later turn (``question_2``), a conversation
-    of as many turns, each of SAMPLE_PAIR's size, with a reference answer for each."""
+    of as many turns, each of SAMPLE_PAIR's size, with a reference answer for each; for
+    one that reads an agent's run (``trajectory_a``, ``tools``, ...), two runs clipped at
+    the budget a trajectory gets (``sample_trajectory``)."""
+    if not template_variables.TRAJECTORY_NAMES.isdisjoint(_used(rubric)):
+        return sample_trajectory()
     turns = 1
     for name in _used(rubric):
         match = template_variables.PER_TURN.fullmatch(name)

@@ -8,6 +8,14 @@ Every pair, single-turn or conversation, gets the same names, so one rubric judg
   ``{"role", "content"}``), ``history`` (the messages before the compared answers that
   both sides share), ``turn`` (the compared assistant turn, from 1), ``turns`` (how many
   assistant turns both sides have), ``system`` (the system message, or "");
+- an agent's run (``domain/trajectory_text.py``): ``trajectory_a``, ``trajectory_b``
+  (each side's steps after the task as text: calls with their arguments, results, the
+  final answer; clipped to a stated budget, the clipping said), ``tools`` (the tools the
+  agent was given, one line each: name, description, parameters), ``steps_a``,
+  ``steps_b``, ``calls_a``, ``calls_b``, ``errors_a``, ``errors_b`` (what each side did).
+  A pair that is no trajectory has them too (its one answer is its one step), so a
+  trajectory rubric judges any pair; they are worked out only for a rubric that reads
+  them;
 - FastChat's names (``fastchat/llm_judge/data/judge_prompts.jsonl``): ``question``,
   ``answer_a``, ``answer_b`` (the compared turn's) and per turn ``question_1``,
   ``answer_a_1``, ``answer_b_1``, ``ref_answer_1``, ... A template that reads a turn the
@@ -25,6 +33,22 @@ from typing import Any
 from desktop.domain.conversations import shared_history, turn_fields
 from desktop.domain.errors import RubricError
 from desktop.domain.pairs import OPTIONAL_FIELDS, Pair
+from desktop.domain.trajectory import run_counts
+from desktop.domain.trajectory_text import tools_text, trajectory_text
+
+#: The names of an agent's run (see the module's docstring).
+TRAJECTORY_VARIABLES = (
+    "trajectory_a",
+    "trajectory_b",
+    "tools",
+    "steps_a",
+    "steps_b",
+    "calls_a",
+    "calls_b",
+    "errors_a",
+    "errors_b",
+)
+TRAJECTORY_NAMES = frozenset(TRAJECTORY_VARIABLES)
 
 #: The names every pair has (per-turn names are PER_TURN, below).
 TEMPLATE_VARIABLES = (
@@ -43,6 +67,7 @@ TEMPLATE_VARIABLES = (
     "question",
     "answer_a",
     "answer_b",
+    *TRAJECTORY_VARIABLES,
 )
 #: Per-turn names, as FastChat spells them: ``question_1``, ``answer_b_2``, ``ref_answer_1``.
 PER_TURN = re.compile(r"(question|answer_a|answer_b|ref_answer)_([1-9][0-9]{0,3})")
@@ -98,8 +123,26 @@ def variables_for(
     variables["turns"] = sum(1 for name in fields if name.startswith("answer_a_"))
     variables["messages_a"], variables["messages_b"] = _messages(a), _messages(b)
     variables["history"] = _messages(history)
+    if not TRAJECTORY_NAMES.isdisjoint(used):
+        variables |= trajectory_variables(pair)
     _check_turns(rubric_name, pair, used, variables)
     return variables
+
+
+def trajectory_variables(pair: Pair) -> dict[str, Any]:
+    """The variables of an agent's run for one pair (``TRAJECTORY_VARIABLES``)."""
+    a, b = pair.conversations()
+    out: dict[str, Any] = {
+        "trajectory_a": trajectory_text(a),
+        "trajectory_b": trajectory_text(b),
+        "tools": tools_text(pair.tools, a, b),
+    }
+    for side, conversation in (("a", a), ("b", b)):
+        counted = run_counts(conversation)
+        out[f"steps_{side}"] = counted.steps
+        out[f"calls_{side}"] = counted.calls
+        out[f"errors_{side}"] = counted.errors
+    return out
 
 
 def _check_turns(

@@ -17,12 +17,12 @@ pairing its messages into turns does, not what making 5,000 turns would.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
-from typing import overload
 
 from desktop.domain.conversations import Conversation, ConversationShape, Message, compare
+from desktop.domain.made_on_read import MadeOnRead
 
 
 @dataclass(frozen=True)
@@ -57,43 +57,8 @@ class Turn:
         return len(text.split()) if text else 0
 
 
-class Turns(Sequence[Turn]):
-    """``count`` turns, each made by ``make(index)`` when first read, and kept."""
-
-    def __init__(self, count: int, make: Callable[[int], Turn]) -> None:
-        self._count = count
-        self._make = make
-        self._made: dict[int, Turn] = {}
-
-    def __len__(self) -> int:
-        return self._count
-
-    @overload
-    def __getitem__(self, index: int) -> Turn: ...
-    @overload
-    def __getitem__(self, index: slice) -> tuple[Turn, ...]: ...
-    def __getitem__(self, index: int | slice) -> Turn | tuple[Turn, ...]:
-        if isinstance(index, slice):
-            return tuple(self[i] for i in range(*index.indices(self._count)))
-        if index < 0:
-            index += self._count
-        if not 0 <= index < self._count:
-            raise IndexError(index)
-        turn = self._made.get(index)
-        if turn is None:
-            turn = self._made[index] = self._make(index)
-        return turn
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence):
-            return NotImplemented
-        return len(other) == self._count and all(a == b for a, b in zip(self, other, strict=True))
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return f"Turns({self._count})"
+class Turns(MadeOnRead[Turn]):
+    """A conversation's turns, each made when first read."""
 
 
 @dataclass(frozen=True)

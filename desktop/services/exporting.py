@@ -6,7 +6,6 @@ on any project size and a crash never leaves half a file.
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Callable, Generator
 from contextlib import closing
@@ -17,6 +16,7 @@ from typing import Any
 
 from desktop.adapters.formats.atomic import atomic_text_file, check_target
 from desktop.adapters.formats.cells import FormulaGuard
+from desktop.adapters.formats.csv_lines import csv_line
 from desktop.adapters.store.pair_reader import (
     CONVERSATION_COLUMNS,
     EVERY_FIELD,
@@ -24,6 +24,7 @@ from desktop.adapters.store.pair_reader import (
     PairQuery,
     read_pairs,
 )
+from desktop.adapters.store.pair_steps import holds_trajectories
 from desktop.adapters.store.pairs import conversation_turns
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import judge_models
@@ -32,7 +33,7 @@ from desktop.domain import numerals
 from desktop.domain.conversations import implied, to_json
 from desktop.domain.errors import TiebreakError
 from desktop.domain.judge_policy import JudgePolicy
-from desktop.domain.labels import NO_LABEL, REVIEWERS, Label
+from desktop.domain.labels import REVIEWERS, Label
 from desktop.domain.pair_record import ReviewerVerdict
 from desktop.domain.pair_view import PairView
 from desktop.domain.verdicts import ACCEPTED, Verdict
@@ -59,6 +60,8 @@ STORED_TALKS = ("conversation_a", "conversation_b", "turn")  # the sides as JSON
 _TALKS = Condition("p.turn IS NOT NULL", {})  # a conversation pair
 # Reads JSON only to check it: numbers stay text (a 5,000-digit integer is no int).
 _CHECK = json.JSONDecoder(parse_int=str, parse_float=str, parse_constant=str)
+#: CSV rows written to the file in one call (about half a megabyte of 2 KB pairs).
+_LINES_AT_ONCE = 256
 
 
 @dataclass(frozen=True)
@@ -69,16 +72,25 @@ class ExportReport:
     columns: tuple[str, ...]
     fmt: str = "csv"
     guarded: int | None = None  # CSV cells defused as formulas; None when not guarded
+    flattened: int = 0  # CSV: pairs of two trajectories, each run written in one cell
 
     @property
     def guard_note(self) -> str:
-        """The summary's word on the formula guard, for the command line and the window."""
+        """The summary's words after the row count, for the command line and the window:
+        the formula guard, and in a CSV the trajectories flattened into one cell a side."""
         if self.fmt != "csv":
             return ""
+        runs = ""
+        if self.flattened:
+            runs = (
+                f"; {self.flattened:,} pairs of trajectories, each run flattened into one"
+                " readable cell per side (trajectory_a, trajectory_b; the JSONL export keeps"
+                " every message)"
+            )
         if self.guarded is None:
-            return "; formula guard off"
+            return f"; formula guard off{runs}"
         cells = "1 cell" if self.guarded == 1 else f"{self.guarded:,} cells"
-        return f"; {cells} guarded against spreadsheet formulas"
+        return f"; {cells} guarded against spreadsheet formulas{runs}"
 
 
 def format_for(out: Path) -> str:
@@ -100,16 +112,26 @@ def export_columns(
     return (*head, *per_dim, "note", *every_review, "metadata")
 
 
-def _conversation_columns(store: ProjectStore, fmt: str) -> tuple[tuple[str, ...], int]:
-    """The conversation columns of this project's export, and its most turns (0: none;
-    JSONL, whose columns do not depend on it, only asks whether a conversation is there:
-    counting every side's turns reads every message, seconds on 100,000 pairs)."""
+def _conversation_columns(store: ProjectStore, fmt: str) -> tuple[tuple[str, ...], int, bool]:
+    """The conversation columns of this project's export, its most turns (0: none; JSONL,
+    whose columns do not depend on it, only asks whether a conversation is there: counting
+    every side's turns reads every message, seconds on 100,000 pairs), and whether it holds
+    trajectories (then the tools in JSONL, each run in a cell of a CSV, and the counts)."""
     if fmt != "csv":
         first = read_pairs(store, PairQuery(columns=("id",), reviews=False), where=_TALKS)
         with closing(first):
-            return (talk.JSONL_COLUMNS, 1) if next(first, None) is not None else ((), 0)
-    turns = conversation_turns(store)
-    return (talk.csv_columns(turns), turns) if turns else ((), 0)
+            if next(first, None) is None:
+                return (), 0, False
+        if not holds_trajectories(store.conn):
+            return talk.JSONL_COLUMNS, 1, False
+        runs = (*talk.JSONL_COLUMNS, *talk.TRAJECTORY_JSONL_COLUMNS, *talk.COUNT_COLUMNS)
+        return runs, 1, True
+    if not holds_trajectories(store.conn):
+        turns = conversation_turns(store)
+        return (talk.csv_columns(turns), turns, False) if turns else ((), 0, False)
+    turns = max(conversation_turns(store, runs=False), 1)
+    columns = (*talk.csv_columns(turns), *talk.TRAJECTORY_CSV_COLUMNS, *talk.COUNT_COLUMNS)
+    return columns, turns, True
 
 
 def export_project(
@@ -134,13 +156,16 @@ def export_project(
     if name and judge_model is None:
         models = judge_models(store, name)
         judge_model = models[0] if models else None
-    conversation, turns = _conversation_columns(store, fmt)
+    conversation, turns, runs = _conversation_columns(store, fmt)
     columns = export_columns(dims, conversation, fmt)
     # Only the free text (pair fields, metadata, names) can start a formula; the verdict,
     # status and number cells Tiebreak writes itself cannot, so they skip the check.
     guard = FormulaGuard() if fmt == "csv" and formula_guard else None
     policy = policy_named(store, name, judge_model if name else None)
-    rows = _rows(store, name, policy, dims, guard.cell if guard else _same, fmt, turns)
+    flattened = [0]  # CSV: pairs of trajectories written as one cell a side
+    rows = _rows(
+        store, name, policy, dims, guard.cell if guard else _same, fmt, turns, runs, flattened
+    )
     count = 0
     # Closed here, while the project is open, when a write fails (a full disk): left to
     # the garbage collector, the reader's cursor closes after the project and says so.
@@ -149,14 +174,18 @@ def export_project(
         atomic_text_file(out, newline="" if fmt == "csv" else None, keep=store.path) as fh,
     ):
         if fmt == "csv":
-            writer = csv.writer(fh)
             # A header names a dimension, which an older rubric may have begun with "-".
-            writer.writerow([guard.cell(c) for c in columns] if guard else columns)
+            fh.write(csv_line([guard.cell(c) for c in columns] if guard else columns))
+            lines: list[str] = []
             for row in rows:
-                writer.writerow(row)
+                lines.append(csv_line(row))
                 count += 1
+                if len(lines) == _LINES_AT_ONCE:
+                    fh.write("".join(lines))
+                    lines.clear()
                 if progress and count % 5000 == 0:
                     progress(count)
+            fh.write("".join(lines))
         else:
             line = _JsonLines(columns, dims).line
             for row in rows:
@@ -168,7 +197,7 @@ def export_project(
     if progress:
         progress(count)
     guarded = guard.guarded if guard else None
-    return ExportReport(count, name, policy.name or None, columns, fmt, guarded)
+    return ExportReport(count, name, policy.name or None, columns, fmt, guarded, flattened[0])
 
 
 def _rows(
@@ -179,15 +208,22 @@ def _rows(
     text: Callable[[str], str],
     fmt: str,
     turns: int = 0,
+    runs: bool = False,
+    flattened: list[int] | None = None,
 ) -> Generator[list[Any], None, None]:
     """One list of cell values per pair, in column order; verdicts as A / B / tie / ''.
     Free-text cells go through ``text`` (the formula guard, for a CSV). Metadata: its JSON
     text in a CSV, the object in JSONL (its numbers as the file wrote them). Where the
-    project holds conversations (``turns``), each pair's turns follow its fields."""
+    project holds conversations (``turns``), each pair's turns follow its fields; where it
+    holds trajectories (``runs``), their tools (JSONL), runs (CSV) and counts, each pair
+    of trajectories counted in ``flattened``."""
     # JSONL writes each side and the metadata as stored (JSON text, checked), never decoded
     # and encoded again: 100,000 conversation pairs export in half the time.
     talks = (CONVERSATION_COLUMNS if fmt == "csv" else STORED_TALKS) if turns else ()
+    if runs:  # the tools, and each side's messages for its counts
+        talks = (*talks, "tools", *(("messages_a", "messages_b") if fmt != "csv" else ()))
     query = PairQuery(rubric, policy.judges, (*PAIR_FIELDS, *talks, "metadata_text"))
+    tally = flattened if flattened is not None else [0]
     pair_values = attrgetter(*PAIR_FIELDS)
     for record in read_pairs(store, query):
         fields = record.fields
@@ -195,7 +231,7 @@ def _rows(
             "" if v is None else text(v) if isinstance(v, str) else v for v in pair_values(fields)
         ]
         if turns:
-            out += _turn_cells(fields, turns, text, fmt)
+            out += _turn_cells(fields, turns, text, fmt, runs, tally)
         if rubric is None:
             out += ("", "", "", "")  # rubric, judge, status, note
             if fmt == "jsonl":
@@ -207,24 +243,37 @@ def _rows(
             given = view.ruling.given_preferences()  # as the file gave them: every digit
             reviewed = bool(record.reviews)
             broken = reviewed and view.broken
-            for dim, (judge, conf, consistent, human, final) in zip(
-                dims, view.dimension_values(dims), strict=True
-            ):
-                preference = given.get(dim)
-                label = view.label(dim) if reviewed else NO_LABEL
-                source = label_source(label, judge, broken=broken)
-                by = label.given[-1] if label.given and not broken else None
-                answer = label.answer if human is not None and not broken else None
-                out += (
-                    judge or "",
-                    answer or "",
-                    source,
-                    "" if broken else answer or final or "",
-                    "" if conf is None else round(conf, 4),
-                    "" if preference is None else preference,
-                    "" if consistent is None else ("yes" if consistent else "no"),
-                    *(_NOBODY if by is None else _who(by, text)),
-                )
+            values = view.dimension_values(dims)
+            if not reviewed:  # most pairs: the judge's alone (label_source of no label)
+                for dim, (judge, conf, consistent, _, final) in zip(dims, values, strict=True):
+                    preference = given.get(dim)
+                    out += (
+                        judge or "",
+                        "",
+                        "" if judge is None else JUDGE_SOURCE,
+                        final or "",
+                        "" if conf is None else round(conf, 4),
+                        "" if preference is None else preference,
+                        "" if consistent is None else ("yes" if consistent else "no"),
+                        *_NOBODY,
+                    )
+            else:
+                for dim, (judge, conf, consistent, human, final) in zip(dims, values, strict=True):
+                    preference = given.get(dim)
+                    label = view.label(dim)
+                    source = label_source(label, judge, broken=broken)
+                    by = label.given[-1] if label.given and not broken else None
+                    answer = label.answer if human is not None and not broken else None
+                    out += (
+                        judge or "",
+                        answer or "",
+                        source,
+                        "" if broken else answer or final or "",
+                        "" if conf is None else round(conf, 4),
+                        "" if preference is None else preference,
+                        "" if consistent is None else ("yes" if consistent else "no"),
+                        *(_NOBODY if by is None else _who(by, text)),
+                    )
             out.append(_notes(view, text) if reviewed else "")
             if fmt == "jsonl":
                 out.append([_review(r) for r in record.reviews])
@@ -278,8 +327,15 @@ def _review(review: ReviewerVerdict) -> dict[str, Any]:
     }
 
 
-def _turn_cells(fields: Any, turns: int, text: Callable[[str], str], fmt: str) -> list[Any]:
-    if fmt != "csv":
+def _turn_cells(
+    fields: Any,
+    turns: int,
+    text: Callable[[str], str],
+    fmt: str,
+    runs: bool = False,
+    flattened: list[int] | None = None,
+) -> list[Any]:
+    if fmt != "csv" and not runs:
         return [fields.turn or 1, *_stored_sides(fields)]
     a, b = talk.sides(
         fields.instruction,
@@ -288,10 +344,22 @@ def _turn_cells(fields: Any, turns: int, text: Callable[[str], str], fmt: str) -
         fields.messages_a,
         fields.messages_b,
     )
+    if fmt != "csv":  # the tools as stored, JSON checked as the sides are
+        tools = (
+            None if fields.tools is None else _stored_json(fields.tools, fields.id, "tools", list)
+        )
+        return [fields.turn or 1, *_stored_sides(fields), tools, *talk.count_cells(a, b)]
     turn = fields.turn or 1
-    if fmt != "csv":
-        return [turn, talk.as_json(a), talk.as_json(b)]
-    return [text(c) if isinstance(c, str) else c for c in talk.csv_cells(a, b, turn, turns)]
+    if not runs:
+        return [text(c) if isinstance(c, str) else c for c in talk.csv_cells(a, b, turn, turns)]
+    if talk.is_run(a, b):
+        if flattened is not None:
+            flattened[0] += 1
+        cells = [*talk.trajectory_csv_cells(a, b, turns), talk.flattened(a), talk.flattened(b)]
+    else:
+        cells = [*talk.csv_cells(a, b, turn, turns), "", ""]
+    cells += talk.count_cells(a, b)
+    return [text(c) if isinstance(c, str) else c for c in cells]
 
 
 class _RawJSON(str):
@@ -334,7 +402,7 @@ class _JsonLines:
     def __init__(self, columns: tuple[str, ...], dims: tuple[str, ...]) -> None:
         self.columns = columns
         # The cells that may need more than json.dumps, with their keys written once.
-        names = {"conversation_a", "conversation_b", "metadata"}
+        names = {"conversation_a", "conversation_b", "tools", "metadata"}
         names.update(f"{d}_preference" for d in dims)
         self.special = tuple(
             (i, json.dumps(name, ensure_ascii=False) + ": ")

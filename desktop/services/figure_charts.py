@@ -5,7 +5,10 @@ intervals as a forest plot (from the judge's verdicts and from the reviewers'), 
 judge's calibration curve, the judge × human confusion matrix, and for a jury each juror's
 agreement with the reviewers. The drawing is ``services/charts``; the window's figures keep
 what they were drawn from, so the dock draws them again at a new width without computing
-the figures again (``WindowFigures.redrawn``)."""
+the figures again (``WindowFigures.redrawn``), and draws a dimension's charts only once it
+is shown (``WindowFigures.drawn``): the dock shows one dimension at a time, and drawing a
+chart takes a tenth of a second or more, so a rubric of four dimensions drew for seconds
+what nobody had asked to see yet."""
 
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ class DimensionCharts:
     """One dimension's charts, as SVG text, in the order they are read."""
 
     dimension: str
-    charts: list[str] = field(default_factory=list)
+    charts: list[str] | None = field(default_factory=list)  # None: not drawn yet
 
 
 def judge_charts(
@@ -38,15 +41,21 @@ def judge_charts(
     ratings: Mapping[str, list[str]] | None = None,
     *,
     width: float = charts.REPORT_WIDTH,
+    only: str | None = None,
 ) -> list[DimensionCharts]:
     """Per dimension of one judge's figures: the win rates, the ratings drawn for that
     dimension (``ratings``), the calibration curve (where verdicts carry a confidence) and
-    the confusion matrix (where reviewers gave verdicts)."""
+    the confusion matrix (where reviewers gave verdicts); with ``only``, that dimension's
+    alone are drawn (every other one's ``charts`` None)."""
     name = shown(stats.judge_model or "no judge yet")
     out = []
     for d in stats.overall.dimensions:
+        if only is not None and d.dimension != only:
+            out.append(DimensionCharts(d.dimension, None))
+            continue
         where = f"{shown(d.dimension)} · {name}"
         drawn = DimensionCharts(d.dimension)
+        assert drawn.charts is not None
         if d.win_rates is not None:
             drawn.charts.append(
                 charts.win_rate_chart(d.win_rates, title=where, alpha=alpha, width=width)
@@ -62,11 +71,15 @@ def judge_charts(
     return out
 
 
-def jury_charts(jury: JuryStats, *, width: float = charts.REPORT_WIDTH) -> list[DimensionCharts]:
-    """Per dimension: each juror's and the jury's agreement with the reviewers, with the
-    jurors' Fleiss κ in the title."""
+def jury_charts(
+    jury: JuryStats, *, width: float = charts.REPORT_WIDTH, only: str | None = None
+) -> list[DimensionCharts]:
+    """Per dimension (or ``only`` that one): each juror's and the jury's agreement with the
+    reviewers, with the jurors' Fleiss κ in the title."""
     out = []
     for d in jury.dimensions:
+        if only is not None and d.dimension != only:
+            continue
         rows = [(shown(j.judge), j.vs_human.agreement, j.vs_human.kappa) for j in d.jurors]
         rows.append(("the jury", d.jury.agreement, d.jury.kappa))
         kappa = "–" if d.fleiss_kappa is None else f"{d.fleiss_kappa:.3f}"
@@ -160,17 +173,23 @@ class _Drawn:
     ratings: list[GeneratorRatings]
     jury: JuryStats | None
 
-    def draw(self, width: float) -> list[DimensionCharts]:
+    def draw(self, width: float, only: str | None = None) -> list[DimensionCharts]:
+        """Every dimension's charts, or with ``only`` that one's (the others None)."""
         ratings: dict[str, list[str]] = {}
         for g in self.ratings:
+            if only is not None and g.dimension != only:
+                continue
             drawn_ratings = ratings.setdefault(g.dimension, [])
             drawn_ratings.append(ratings_chart(g, width=width))
             if (styled := style_chart(g, width=width)) is not None:
                 drawn_ratings.append(styled)  # under the plain one: the shift reads down
-        drawn = judge_charts(self.stats, self.alpha, ratings, width=width)
+        drawn = judge_charts(self.stats, self.alpha, ratings, width=width, only=only)
         by_dimension = {d.dimension: d for d in drawn}
-        for d in jury_charts(self.jury, width=width) if self.jury is not None else []:
-            by_dimension[d.dimension].charts += d.charts
+        jury = self.jury
+        for d in jury_charts(jury, width=width, only=only) if jury is not None else []:
+            into = by_dimension[d.dimension].charts
+            if into is not None and d.charts:
+                into += d.charts
         return list(by_dimension.values())
 
 
@@ -181,13 +200,33 @@ class WindowFigures:
     rubric: str
     judge: str | None  # the judge (or jury) whose verdicts the figures are of
     heading: str
-    dimensions: list[DimensionCharts]  # in the rubric's order
+    dimensions: list[DimensionCharts]  # in the rubric's order; those not shown yet undrawn
     width: float  # the charts' width, in ems of their text (``charts.TEXT``)
     source: _Drawn
 
-    def redrawn(self, width: float) -> WindowFigures:
-        """The same figures drawn ``width`` ems wide (no figure computed again)."""
-        return replace(self, dimensions=self.source.draw(width), width=width)
+    def redrawn(self, width: float, dimension: str | None = None) -> WindowFigures:
+        """The same figures drawn ``width`` ems wide (no figure computed again): the charts
+        of ``dimension`` (else of the first), the others left to draw when shown."""
+        only = _shown_first(dimension, self.names())
+        return replace(self, dimensions=self.source.draw(width, only), width=width)
+
+    def drawn(self, dimension: str | None) -> WindowFigures:
+        """These figures with ``dimension``'s charts drawn (itself where they are)."""
+        if dimension not in self.names():
+            return self
+        if next(d for d in self.dimensions if d.dimension == dimension).charts is not None:
+            return self
+        (new,) = (d for d in self.source.draw(self.width, dimension) if d.dimension == dimension)
+        dimensions = [new if d.dimension == dimension else d for d in self.dimensions]
+        return replace(self, dimensions=dimensions)
+
+    def names(self) -> list[str]:
+        return [d.dimension for d in self.dimensions]
+
+
+def _shown_first(dimension: str | None, names: list[str]) -> str | None:
+    """The dimension whose charts are drawn first: the one asked for, else the first."""
+    return dimension if dimension in names else (names[0] if names else None)
 
 
 def window_figures(
@@ -197,10 +236,12 @@ def window_figures(
     *,
     alpha: float,
     width: float = charts.REPORT_WIDTH,
+    dimension: str | None = None,
 ) -> WindowFigures:
     """The charts of one rubric and judge, dimension by dimension, ``width`` ems wide: the
     judge's own, the ratings from its verdicts and the reviewers' (each plain, then with
-    style control, as the report draws them), and a jury's jurors."""
+    style control, as the report draws them), and a jury's jurors; drawn for ``dimension``
+    (else the first), the others when asked for (``WindowFigures.drawn``)."""
     from desktop.services.jury_stats import jury_stats
     from desktop.services.stats import rubric_stats
 
@@ -218,4 +259,5 @@ def window_figures(
         heading += f" · {shown(stats.sample.note)}"
     if (note := o.labels_note()) is not None:
         heading += f" · {note}"
-    return WindowFigures(rubric, stats.judge_model, heading, source.draw(width), width, source)
+    drawn = source.draw(width, _shown_first(dimension, [d.dimension for d in o.dimensions]))
+    return WindowFigures(rubric, stats.judge_model, heading, drawn, width, source)

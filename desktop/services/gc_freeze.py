@@ -14,14 +14,15 @@ from __future__ import annotations
 import gc
 import importlib
 
+from desktop.domain.collector import paused
+
 
 def load_for_good(*modules: str) -> None:
     """Import ``modules``, which stay until the process exits, without collecting while
     they load; then freeze all that exists and collect again."""
-    gc.disable()
-    try:
-        for name in modules:
-            importlib.import_module(name)
-    finally:
-        gc.freeze()
-        gc.enable()
+    with paused():
+        try:
+            for name in modules:
+                importlib.import_module(name)
+        finally:
+            gc.freeze()

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.adapters.file_kinds import refuse_special
+from desktop.adapters.formats.inspect_logs import is_inspect_log
 from desktop.adapters.formats.readers import (
     DATA_SUFFIXES,
     Record,
@@ -59,6 +60,12 @@ class Sources:
         if not (path.is_file() or path.is_dir()):
             refuse_special(path, expected="a data file or a folder", error=ImportDataError)
             raise ImportDataError(f"{path}: no such file or folder")
+        if path.is_file() and is_inspect_log(path):
+            raise ImportDataError(
+                f"{path}: an Inspect AI eval log, not a data file; two runs of one task import"
+                " as pairs with --runs LOG_A LOG_B (in the window: File > Import two Inspect AI"
+                " runs)"
+            )
         self.path, self.fmt, self.shape, self.mapping = path, fmt, shape, mapping
         self.fastchat = path.is_dir() and shape in (None, FASTCHAT) and is_fastchat_folder(path)
         if shape is FASTCHAT and not self.fastchat:

@@ -14,16 +14,20 @@ reports that nothing was added.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.adapters.formats.readers import FORMATS, Record, in_batches, read_records
-from desktop.adapters.store.pairs import ids_for_keys, insert_rows, last_id, new_row
+from desktop.adapters.store.pair_steps import counts_row
+from desktop.adapters.store.pairs import PairRow, ids_for_keys, insert_rows, last_id, new_row
 from desktop.adapters.store.project import ProjectStore
+from desktop.adapters.store.search_backlog import defer, index_some, unindexed
 from desktop.domain.errors import ImportDataError
 from desktop.domain.import_shapes import PLAIN, SHAPES, Shape, shape_named, taken_over
+from desktop.domain.import_shapes.base import ShapedRecord
 from desktop.domain.numerals import to_json
+from desktop.domain.trajectory import TRAJECTORY_RUBRIC
 from desktop.services.import_identity import IdCheck
 from desktop.services.import_sources import Source, Sources, unstorable_text
 from desktop.services.import_verdicts import VerdictCounts, VerdictWriter
@@ -37,6 +41,12 @@ FORMAT_HELP = (
 )
 
 Progress = Callable[[int], None]
+
+#: An import that leaves at most this many pairs outside the search index indexes them
+#: before it commits (under a second); a larger one commits without them, and they are
+#: indexed after it returns (``search_indexing``), the search reading them whole meanwhile.
+INDEX_NOW_MOST = 20_000
+_EVERY = 2**62
 
 
 @dataclass(frozen=True)
@@ -54,6 +64,7 @@ class ImportReport:
     skipped: tuple[str, ...] = ()  # files under a folder without pairs
     present: int = 0  # pairs the project had before, named by records (each counted once)
     repeated: int = 0  # records of a pair an earlier record of this import added
+    unindexed: int = 0  # pairs left for the search index to take in after the import
 
     def summary(self) -> str:
         """One line for the user: what was stored, then what the project already had."""
@@ -94,11 +105,14 @@ def import_file(
     rubric: str | None = None,
     progress: Progress | None = None,
     pair_with: str | None = None,
+    index_now: int = INDEX_NOW_MOST,
 ) -> ImportReport:
     """Import ``path``: one data file, or every data file under a folder (see
     ``import_sources``), all in one transaction. ``pair_with``: for a FastChat folder,
     ``all`` (every pair of models, the default) or the baseline model each is paired
-    with."""
+    with. The pairs go into the search index before the commit where they are at most
+    ``index_now``; else the report's ``unindexed`` says how many wait for
+    ``search_indexing``."""
     path = Path(path)
     if fmt not in IMPORT_FORMATS:
         raise ImportDataError(f"unknown format {fmt!r} (known: {', '.join(IMPORT_FORMATS)})")
@@ -106,6 +120,7 @@ def import_file(
     plan = Sources(path, fmt if fmt in FORMATS else None, named, mapping or {}, pair_with)
     job = _Job(store, rubric)
     with store.bulk_write(), store.transaction():
+        defer(store.conn)
         for source in plan:
             job.start_file(source, sniffed=named is None)
             size = source.shape.batch
@@ -113,8 +128,53 @@ def import_file(
                 job.write(batch)
                 if progress and len(batch) == size:
                     progress(job.records)
+        left = _index_if_few(store, index_now)
     if progress:
         progress(job.records)
+    return _report(job, plan.count, tuple(plan.skipped), left)
+
+
+def _index_if_few(store: ProjectStore, most: int) -> int:
+    """Inside the import's transaction: index the pairs outside the search index where
+    they are at most ``most``; returns about how many are left outside it."""
+    left = unindexed(store.conn)
+    if left <= most:  # none left: the backlog goes (no later pair is kept out)
+        index_some(store.conn, left)
+        return 0
+    return left
+
+
+def import_records(
+    store: ProjectStore,
+    path: Path,
+    shape: Shape,
+    records: Iterator[Record],
+    *,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Records another source than a data file made (two Inspect AI logs' samples, see
+    ``inspect_import.py``), read by ``shape`` and written as a file's are: in one
+    transaction, each batch checked before it is written, a re-import adding nothing.
+    ``path`` names the source in the report (it is not read again)."""
+    first = next(records, None)
+    if first is None:
+        raise ImportDataError(f"{path}: no records to import")
+    job = _Job(store, None)
+    source = Source(path, "json", first, records, shape, shape.columns(first[1], {}, first[0]))
+    with store.bulk_write(), store.transaction():
+        defer(store.conn)
+        job.start_file(source, sniffed=False)
+        for batch in in_batches(source.first, source.rest, shape.batch):
+            job.write(batch)
+            if progress and len(batch) == shape.batch:
+                progress(job.records)
+        left = _index_if_few(store, _EVERY)  # no command here starts an indexer
+    if progress:
+        progress(job.records)
+    return _report(job, 1, (), left)
+
+
+def _report(job: _Job, files: int, skipped: tuple[str, ...], unindexed: int) -> ImportReport:
     kinds = set(job.kinds)
     counts = job.counts
     return ImportReport(
@@ -127,10 +187,11 @@ def import_file(
         judge_replaced=counts.judge_replaced,
         judge_present=counts.judge_present,
         human_present=counts.human_present,
-        files=plan.count,
-        skipped=tuple(plan.skipped),
+        files=files,
+        skipped=skipped,
         present=len(job.present),
         repeated=job.repeated,
+        unindexed=unindexed,
     )
 
 
@@ -198,7 +259,25 @@ class _Job:
         if any(r.answers or r.reviews for r in records):
             if ids is None:
                 ids = ids_for_keys(self.store.conn, [row.pair_key for row in rows])
-            self.verdicts.write(records, [ids[row.pair_key] for row in rows])
+            self._verdicts(records, rows, [ids[row.pair_key] for row in rows])
+
+    def _verdicts(self, records: list[ShapedRecord], rows: list[PairRow], pids: list[int]) -> None:
+        """The verdicts ``records`` carry, on the shape's rubric; a person's verdict on two
+        runs of an agent on the trajectory rubric (its ``overall``), unless ``--rubric``
+        names one or the shape's judge answers were given on its own."""
+        if self.rubric_name or self.shape.judge_rubric is not None:
+            self.verdicts.write(records, pids)
+            return
+        runs = [counts_row(r.conversation_a, r.conversation_b, r.tools) is not None for r in rows]
+        if not any(runs):
+            self.verdicts.write(records, pids)
+            return
+        for run, rubric in ((False, self.shape.rubric), (True, TRAJECTORY_RUBRIC)):
+            picked = [i for i, is_run in enumerate(runs) if is_run is run]
+            if picked:
+                self.verdicts.use(self.shape, rubric)
+                self.verdicts.write([records[i] for i in picked], [pids[i] for i in picked])
+        self.verdicts.use(self.shape, self.shape.rubric)
 
     def _find_earlier(self, external_id: str) -> str | None:
         for source in self.done:

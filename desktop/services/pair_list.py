@@ -9,11 +9,13 @@ from typing import NamedTuple
 from desktop.adapters.store import pair_counts, pair_filters, search_index
 from desktop.adapters.store.pair_reader import (
     LIST_COLUMNS,
+    STEP_LIST_COLUMNS,
     Condition,
     Ordering,
     PairQuery,
     read_pairs,
 )
+from desktop.adapters.store.pair_steps import COUNT_COLUMNS, holds_trajectories
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.judge_policy import JudgePolicy
 from desktop.domain.pair_record import PairRecord
@@ -34,6 +36,8 @@ FILTERS = (
     "parse-failure",
     "error",
 )
+#: The filters a project of trajectories adds: by what the tools did (see pair_filters).
+STEP_FILTERS = tuple(pair_filters.STEP_FILTERS)
 
 
 class ListRow(NamedTuple):
@@ -49,6 +53,14 @@ class ListRow(NamedTuple):
     disputed: bool = False  # reviewers split with no majority on some dimension
     skipped: bool = False  # the current reviewer skipped it (decide later)
     broken: bool = False  # a reviewer marked it broken: out of every figure
+    # A trajectory pair's counts per side (steps, tool calls, errors its tools returned);
+    # None for a pair that is none, and in a project without trajectories.
+    steps_a: int | None = None
+    steps_b: int | None = None
+    calls_a: int | None = None
+    calls_b: int | None = None
+    errors_a: int | None = None
+    errors_b: int | None = None
 
     @property
     def flagged(self) -> bool:
@@ -78,18 +90,23 @@ def list_rows(
     """A page of the pair list, in id order (or ``order``'s), after ``after_id`` (and
     among ``ids``, if given); the search and the filters by ``category`` and ``generator``
     run in SQL, so a 100,000-pair project never loads whole, and the reading stops once
-    the page is full. ``mine`` is ``reviewer``'s own verdicts."""
+    the page is full. ``mine`` is ``reviewer``'s own verdicts. A project that holds
+    trajectories gives each row its counts, searches their steps too, and takes the
+    filters of STEP_FILTERS."""
     policy = policy_named(store, rubric, judge_model)
-    query = PairQuery(rubric, policy.judges, LIST_COLUMNS)
+    steps = holds_trajectories(store.conn)
+    query = PairQuery(rubric, policy.judges, STEP_LIST_COLUMNS if steps else LIST_COLUMNS)
     filters = (
         pair_filters.in_category(category) if category is not None else None,
         pair_filters.by_generator(generator) if generator is not None else None,
+        pair_filters.by_steps(filter_name),
     )
     if search and search_index.indexed(search) and not ids and order is None:
         return _searched(
-            store, query, policy, search, filters, after_id, limit, reviewer, filter_name
+            store, query, policy, search, filters, after_id, limit, reviewer, filter_name, steps
         )
-    where = pair_filters.all_of(search_index.text_search(search) if search else None, *filters)
+    found = search_index.text_search(search, steps=steps) if search else None
+    where = pair_filters.all_of(found, *filters)
     records = read_pairs(store, query, after_id=after_id, ids=ids or None, where=where, order=order)
     rows: list[ListRow] = []
     _fill(rows, records, policy, reviewer, filter_name, limit)
@@ -131,16 +148,17 @@ def _searched(
     limit: int,
     reviewer: str,
     filter_name: str,
+    steps: bool,
 ) -> list[ListRow]:
     """A page of an indexed search in id order: the index's candidates a window at a
     time, each checked against its text (``scan_search``) and the filters. Windows, not
     all the candidates at once: a common word's first page costs the same at a million
     pairs as at a thousand."""
-    where = pair_filters.all_of(search_index.scan_search(search), *filters)
+    where = pair_filters.all_of(search_index.scan_search(search, steps=steps), *filters)
     rows: list[ListRow] = []
     after, size = after_id, _WINDOWS[0]
     while len(rows) < limit:
-        window, more = search_index.candidates(store, search, after, size)
+        window, more = search_index.candidates(store, search, after, size, steps=steps)
         size = min(size * 2, _WINDOWS[1])
         if window:
             records = read_pairs(store, query, ids=window, where=where)
@@ -153,6 +171,8 @@ def _searched(
 
 def list_row(view: PairView) -> ListRow:
     fields = view.record.fields
+    steps = len(fields) > len(LIST_COLUMNS)
+    counted = tuple(getattr(fields, name) for name in COUNT_COLUMNS) if steps else ()
     return ListRow(
         fields.id,
         fields.external_id,
@@ -166,11 +186,27 @@ def list_row(view: PairView) -> ListRow:
         bool(view.disputes()),
         view.skipped,
         view.broken,
+        *counted,
     )
 
 
-#: The list's columns a reviewer may sort by, and the key each sorts on.
-SORTS = {"#": "id", "id": "external_id", "category": "category"}
+#: The list's columns a reviewer may sort by, and the key each sorts on (a trajectory's
+#: counts by both sides together).
+SORTS = {
+    "#": "id",
+    "id": "external_id",
+    "category": "category",
+    "steps": "steps",
+    "calls": "calls",
+    "errors": "errors",
+}
+
+
+def both_sides(row: ListRow, kind: str) -> int:
+    """A row's count of ``kind`` (steps, calls, errors) on both sides, as the list sorts
+    by it: -1 for a pair that is no trajectory."""
+    a, b = getattr(row, f"{kind}_a"), getattr(row, f"{kind}_b")
+    return -1 if a is None or b is None else a + b
 
 
 def ordering(column: str, descending: bool, last: ListRow | None) -> Ordering:
@@ -179,6 +215,8 @@ def ordering(column: str, descending: bool, last: ListRow | None) -> Ordering:
     key = SORTS[column]
     if last is None:
         return Ordering(key, descending)
+    if key in ("steps", "calls", "errors"):
+        return Ordering(key, descending, (both_sides(last, key), last.id))
     value = {"id": last.id, "external_id": last.external_id, "category": last.category}[key]
     return Ordering(key, descending, (value if value is not None else "", last.id))
 
@@ -197,7 +235,7 @@ def _keep(row: ListRow, filter_name: str) -> bool:
         "inconsistent": row.inconsistent,
         "parse-failure": row.status == "parse-failure",
         "error": row.status == "error",
-    }.get(filter_name, True)
+    }.get(filter_name, True)  # a STEP_FILTERS name is a condition in SQL
 
 
 def counts(store: ProjectStore, rubric: str, judge_model: str | None) -> pair_counts.PairCounts:

@@ -16,11 +16,18 @@ Left out and counted: ties (a tie says nothing about which to prefer; "both bad"
 pairs without a label, open disputes, pairs marked broken, the judge's labels not asked
 for or under the floor, and, for OpenAI's format, a pair whose sides are not one shared
 history (two conversations whose earlier answers differ have no single input).
+
+Two agent runs (trajectories) are written in each trainer's tool-calling form
+(``conversation_export.trl_run_record``, ``openai_run_record``; ``trajectory_formats``):
+TRL's with a ``tools`` column and ``arguments`` dicts, OpenAI's with ``input.tools`` and
+the calls inside ``input.messages`` and the outputs. OpenAI's outputs are one assistant
+message each, so two runs that differ in more than their last message (the usual case:
+each made its own calls) cannot be written there, and are counted (``runs_apart``); the
+TRL export holds them whole.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
@@ -31,6 +38,7 @@ from desktop.adapters.formats.atomic import atomic_text_file, check_target
 from desktop.adapters.store.pair_reader import CONVERSATION_COLUMNS, PairQuery, read_pairs
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain import conversation_export as talk
+from desktop.domain import numerals
 from desktop.domain.errors import TiebreakError
 from desktop.domain.judge_policy import policy_for
 from desktop.domain.labels import REVIEWERS, Label
@@ -39,7 +47,15 @@ from desktop.domain.verdicts import ACCEPTED, Verdict
 from desktop.services.rubric_choice import Judge, choose_rubric, dimensions_of, pick_judge
 
 PREFERENCE_FORMATS = ("trl", "openai-preference")
-_COLUMNS = ("id", "external_id", "instruction", "response_a", "response_b", *CONVERSATION_COLUMNS)
+_COLUMNS = (
+    "id",
+    "external_id",
+    "instruction",
+    "response_a",
+    "response_b",
+    *CONVERSATION_COLUMNS,
+    "tools",
+)
 JUDGE = "judge"  # a record's source where the label is the judge's verdict
 
 
@@ -53,6 +69,7 @@ class PreferenceReport:
     ties: int = 0
     undecided: int = 0  # no label (and no judge's verdict asked for)
     not_shared: int = 0  # openai-preference: the sides are not one shared history
+    runs_apart: int = 0  # openai-preference: two runs that differ in more than one message
     disputes: int = 0  # reviewers split with no majority, not adjudicated
     broken: int = 0  # marked broken by a reviewer
     accepted: int = 0  # labels resting only on accepted verdicts, not asked for
@@ -75,6 +92,12 @@ class PreferenceReport:
             left.append(f"{self.unsure:,} judge verdicts under the confidence floor")
         if self.fmt == "openai-preference":
             left.append(f"{self.not_shared:,} not one shared history")
+            if self.runs_apart:
+                left.append(
+                    f"{self.runs_apart:,} pairs of trajectories whose runs differ in more than"
+                    " their last message (OpenAI's outputs are one assistant message; --format trl"
+                    " keeps whole runs)"
+                )
         whose = (
             f"{self.rows - self.from_judge:,} reviewers' labels, {self.from_judge:,} the judge's"
             if self.from_judge
@@ -122,7 +145,7 @@ def export_preferences(
     counts = dict.fromkeys(
         ("rows", "ties", "undecided", "not_shared", "disputes", "broken", "accepted"), 0
     )
-    counts.update(judge_only=0, unsure=0, from_judge=0)
+    counts.update(judge_only=0, unsure=0, from_judge=0, runs_apart=0)
     records = read_pairs(store, query)
     # closed while the project is open, also when a write fails (see exporting)
     with closing(records), atomic_text_file(out, keep=store.path) as fh:
@@ -134,13 +157,13 @@ def export_preferences(
                 continue
             verdict, provenance = picked
             line = _record(record.fields, verdict, fmt)
-            if line is None:
-                counts["not_shared"] += 1
+            if isinstance(line, str):
+                counts[line] += 1
                 continue
             if provenance["source"] == JUDGE:
                 provenance["judge_model"] = policy.name or None
                 counts["from_judge"] += 1
-            fh.write(json.dumps({**line, **provenance}, ensure_ascii=False))
+            fh.write(numerals.to_json({**line, **provenance}))  # numbers as the file wrote them
             fh.write("\n")
             counts["rows"] += 1
             if progress and counts["rows"] % 5000 == 0:
@@ -199,14 +222,20 @@ def _provenance(pair_id: int, external_id: str | None, source: str, label: Label
     }
 
 
-def _record(fields: Any, final: Verdict, fmt: str) -> dict[str, Any] | None:
+def _record(fields: Any, final: Verdict, fmt: str) -> dict[str, Any] | str:
+    """The pair's record, or the count it is left out under."""
     f = fields  # the projection of _COLUMNS (pair_reader's named tuple)
     a, b = talk.sides(f.instruction, f.response_a, f.response_b, f.messages_a, f.messages_b)
+    if talk.is_run(a, b, f.tools):
+        better, worse = (a, b) if final is Verdict.A else (b, a)
+        if fmt == "trl":
+            return talk.trl_run_record(better, worse, f.tools, f.turn)
+        return talk.openai_run_record(better, worse, f.tools, f.turn) or "runs_apart"
     prompt, on_a, on_b = talk.preference_parts(a, b, f.turn or 1)
     chosen, rejected = (on_a, on_b) if final is Verdict.A else (on_b, on_a)
     if fmt == "trl":
         return talk.trl_record(prompt, chosen, rejected)
-    return talk.openai_record(prompt, chosen, rejected)
+    return talk.openai_record(prompt, chosen, rejected) or "not_shared"
 
 
 def _dimension(store: ProjectStore, rubric: str, dimension: str | None) -> str:

@@ -15,13 +15,22 @@ from desktop.adapters.profiles_file import get_profile, load_profiles, profiles_
 from desktop.adapters.store import open_project, pair_filters
 from desktop.adapters.store.judge_seen import Seen
 from desktop.adapters.store.pair_reader import Ordering, PairQuery, read_pair
-from desktop.adapters.store.pairs import count_pairs, find_pair, get_pair, row_number
+from desktop.adapters.store.pair_steps import holds_trajectories
+from desktop.adapters.store.pairs import (
+    count_pairs,
+    find_pair,
+    get_pair,
+    pairs_if_readable,
+    row_number,
+)
 from desktop.adapters.store.rubrics import rubric_names
 from desktop.domain.errors import ProjectError, TiebreakError
 from desktop.domain.judge_quality import QualityFigures
+from desktop.domain.pair_turns import pair_turns
 from desktop.domain.pair_view import PairView
 from desktop.domain.pairs import Pair
 from desktop.domain.profiles import ModelProfile, local_profile
+from desktop.domain.trajectory import TRAJECTORY_RUBRIC
 from desktop.domain.verdicts import Verdict
 from desktop.services import judges, pair_list, pair_verdicts
 from desktop.services.app_settings import AppSettings
@@ -39,6 +48,7 @@ DEMO_NOTE = (
     " models` for the models already on this machine."
 )
 DEFAULT_RUBRIC = "just-eval"  # constrained JSON: every verdict parses, even from the local model
+#: The default of a project of agent trajectories: its prompt shows each run step by step.
 _JUDGE_SETTING = "judge:"  # + a rubric's name: the project's setting of the judge shown on it
 
 
@@ -97,7 +107,9 @@ class ReviewSession:
 
     def _default_rubric(self) -> str:
         used = rubric_names(self.store)
-        return used[0] if used else DEFAULT_RUBRIC
+        if used:
+            return used[0]
+        return TRAJECTORY_RUBRIC if holds_trajectories(self.store.conn) else DEFAULT_RUBRIC
 
     def profile_choices(self) -> list[str]:
         return list(load_profiles())
@@ -224,6 +236,11 @@ class ReviewSession:
         """The categories and the generators the list may be filtered by."""
         return pair_filters.categories(self.store), pair_filters.generators(self.store)
 
+    def holds_trajectories(self) -> bool:
+        """Whether the project holds agent trajectories: the list then shows each pair's
+        steps, tool calls and tool errors, and offers their filters (one seek)."""
+        return holds_trajectories(self.store.conn)
+
     def list_row(self, pair_id: int) -> pair_list.ListRow:
         return self.list_rows_for([pair_id])[0]
 
@@ -246,6 +263,15 @@ class ReviewSession:
     def load_pair(self, pair_id: int) -> Pair | None:
         self.current = get_pair(self.store, pair_id)
         return self.current
+
+    def read_ahead(self, pair_ids: Collection[int]) -> None:
+        """The pairs a reviewer may show next (the list's rows either side of the one
+        shown) read and laid out now, while the window waits for a key: a conversation of
+        10,000 messages then shows on J as quickly as a single turn does, its sides and
+        turns found kept (``conversations.sides_from_json``, ``pair_turns``). Only a
+        head start: a project that cannot be read now says so when a pair is shown."""
+        for pair in pairs_if_readable(self.store, list(pair_ids)):
+            pair_turns(pair)
 
     def verdict_views(self) -> pair_verdicts.PairVerdicts | None:
         if self.current is None or self.current.id is None:
@@ -435,18 +461,28 @@ class ReviewSession:
 
         return self._read_work(selection)
 
-    def figures_work(self, width: float) -> Work:
+    def figures_work(self, width: float, dimension: str | None = None) -> Work:
         """The Figures dock's charts of the rubric and judge on screen, ``width`` ems of
-        their text wide."""
-        rubric, model = self.rubric_name, self.judge_model
+        their text wide, ``dimension``'s drawn: computed in a process of their own, and
+        kept while the project is unchanged (``services.kept_figures``)."""
+        rubric, model, path = self.rubric_name, self.judge_model, self.path
 
-        def figures(store: Any) -> Any:
-            from desktop.services.figure_charts import window_figures
+        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
             from desktop.services.figure_sources import DEFAULT_ALPHA
+            from desktop.services.kept_figures import kept_figures
 
-            return window_figures(store, rubric, model, alpha=DEFAULT_ALPHA, width=width)
+            self._still_held()
+            return kept_figures().figures(
+                path,
+                rubric,
+                model,
+                alpha=DEFAULT_ALPHA,
+                width=width,
+                cancel=cancel,
+                dimension=dimension,
+            )
 
-        return self._read_work(figures)
+        return work
 
     def leaderboard_work(self, lc_files: str = "") -> Work:
         """The Generators dock's table: `stats --by model` for the rubric and judge on
@@ -511,6 +547,19 @@ class ReviewSession:
             self._still_held()
             with open_project(path) as store:
                 return import_file(store, source, progress=progress)
+
+        return work
+
+    def import_runs_work(self, log_a: Path, log_b: Path) -> Work:
+        """Two Inspect AI logs of one task as pairs (``inspect_import.import_runs``)."""
+        path = self.path
+
+        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
+            from desktop.services.inspect_import import import_runs
+
+            self._still_held()
+            with open_project(path) as store:
+                return import_runs(store, log_a, log_b, progress=progress)
 
         return work
 

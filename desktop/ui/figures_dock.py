@@ -44,6 +44,7 @@ class FiguresPanel(QWidget):
     """A dimension chooser, a heading, and that dimension's charts one under another."""
 
     resized = Signal()  # the column's width or the font changed: the charts' size with it
+    undrawn = Signal()  # the dimension chosen has figures but its charts are not drawn yet
 
     def __init__(self, refresh: QPushButton) -> None:
         super().__init__()
@@ -112,6 +113,10 @@ class FiguresPanel(QWidget):
             return
         name = self.dimension.currentData()
         chosen = next((d for d in figures.dimensions if d.dimension == name), None)
+        if chosen is not None and chosen.charts is None:
+            self.column.addWidget(PlainLabel("Drawing the charts…"))
+            self.undrawn.emit()
+            return
         if chosen is None or not chosen.charts:
             self.column.addWidget(PlainLabel("No figures for this dimension yet."))
             return
@@ -136,18 +141,26 @@ class FiguresDock(QObject):
         self.resize_timer.timeout.connect(self._redraw)
         self._figures = Refresher(
             context.runner,
-            lambda: context.session.figures_work(self._width()),
+            lambda: context.session.figures_work(self._width(), self._dimension()),
             self._show,
             self._failed,
             key=lambda: (context.session.path, context.session.rubric_name, self._judge()),
         )
         self._drawn = Refresher(
-            context.runner, self._redraw_work, self._show_redrawn, self._failed, self._width
+            context.runner,
+            self._redraw_work,
+            self._show_redrawn,
+            self._failed,
+            lambda: (self._width(), self._dimension()),
         )
         context.changed.connect(self._changed)
 
     def _judge(self) -> object:
         return self.context.session.judge_model
+
+    def _dimension(self) -> str | None:
+        """The dimension the dock shows (None before the first figures)."""
+        return self.panel.dimension.currentData() if self.panel is not None else None
 
     def _width(self) -> float:
         return self.panel.chart_size()[0] if self.panel is not None else 0.0
@@ -163,10 +176,15 @@ class FiguresDock(QObject):
             self._drawn.request()
 
     def _redraw_work(self) -> Work:
+        """The figures shown at the column's width (drawn again where it changed) with the
+        dimension chosen drawn."""
         figures, width = self.panel.figures if self.panel is not None else None, self._width()
+        dimension = self._dimension()
 
         def work(progress: object, cancel: object) -> WindowFigures | None:
-            return figures.redrawn(width) if figures is not None else None
+            from desktop.services.kept_figures import kept_figures
+
+            return kept_figures().drawn(figures, width, dimension) if figures else None
 
         return work
 
@@ -212,6 +230,7 @@ class FiguresDock(QObject):
         refresh.clicked.connect(self.refresh)
         self.panel = FiguresPanel(refresh)
         self.panel.resized.connect(self.resize_timer.start)
+        self.panel.undrawn.connect(self._drawn.request)
         self.dock = QDockWidget("Figures", window)
         self.dock.setObjectName("figures")
         self.dock.setWidget(self.panel)

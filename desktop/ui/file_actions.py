@@ -18,6 +18,7 @@ from desktop.ui.shortcuts import Shortcuts
 if TYPE_CHECKING:
     from desktop.services.exporting import ExportReport
     from desktop.services.importing import ImportReport
+    from desktop.services.inspect_import import RunsReport
 
 PROJECT_SUFFIXES = (".tiebreak", ".db", ".sqlite")
 
@@ -39,6 +40,7 @@ class FileActions(QObject):
         shortcuts.bind("new_project", self.new_project)
         shortcuts.bind("open_project", self.open_project)
         shortcuts.bind("import_file", self.import_file)
+        shortcuts.bind("import_runs", self.import_runs)
         shortcuts.bind("export_file", self.export_file)
         shortcuts.bind("open_settings", self.open_settings)
         shortcuts.bind("quit", self.context.window.close)
@@ -93,6 +95,35 @@ class FileActions(QObject):
         self.context.say(
             f"imported {report.added:,} pairs ({report.present:,} already there)", 6000
         )
+        if report.unindexed:  # the search finds them meanwhile, reading them whole
+            from desktop.services.search_indexing import index_in_background
+
+            index_in_background(self.context.session.path)
+        self.context.publish(Change(pairs_added=True))
+
+    def import_runs(self) -> None:
+        """Two Inspect AI logs of one task, asked for one after the other (run A, then run
+        B), imported off the GUI thread as pairs of their samples' trajectories."""
+        logs = []
+        for side in ("A", "B"):
+            path = dialogs.open_file(
+                self.context.window,
+                f"Import two Inspect AI runs: the log of run {side}",
+                "Inspect AI logs (*.eval *.json);;All files (*)",
+            )
+            if path is None:
+                return
+            logs.append(path)
+        log_a, log_b = logs
+        self.context.say(f"importing {log_a.name} and {log_b.name}…")
+        self.context.runner.start(
+            self.context.session.import_runs_work(log_a, log_b),
+            on_done=self._imported_runs,
+            on_error=self.context.error,
+        )
+
+    def _imported_runs(self, report: RunsReport) -> None:
+        self.context.say(report.summary(), 10000)
         self.context.publish(Change(pairs_added=True))
 
     def export_file(self) -> None:

@@ -5,8 +5,10 @@ Measured in a view 620 pixels wide (offscreen, in the GUI thread's own time): a 
 takes 0.3 to 0.8 µs in any one script; a line of its own about 4.5 µs more (8,000 short
 lines: 36 ms), a tab about 1 µs more, and a change of script from one letter to the next
 (Latin to Arabic, Cyrillic to Han, letters to emoji) about 3 µs more, as each change starts
-a run Qt shapes apart (16,000 characters alternating Latin and Arabic: 56 ms). A cost is
-counted in characters, each of those as that many more.
+a run Qt shapes apart (16,000 characters alternating Latin and Arabic: 56 ms), and a control
+character, shown as its symbol from a font of symbols, two to three times a letter (16,000
+NULs and controls: 35 ms, where 16,000 letters of prose take 12). A cost is counted in
+characters, each of those as that many more.
 
 Markdown costs more: Qt's markdown reader builds a list in time that grows with the square
 of its items (5,000 items: 0.7 s, and the text is read twice), lays a table out at about
@@ -17,7 +19,10 @@ of its items (5,000 items: 0.7 s, and the text is read twice), lays a table out 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from functools import lru_cache
+from itertools import accumulate, repeat
+from operator import add, itemgetter
 from typing import NamedTuple
 
 PART = 16_000  # characters of a text shown at once at most
@@ -27,6 +32,8 @@ LINE_COST = 10  # a line of its own costs as much as this many characters more
 _WEIGHTS = {"\n": LINE_COST, "\t": 2}
 _CHANGE = 6  # a change of script between two letters
 _SPECIAL = re.compile("[\n\t]")
+CONTROL_COST = 2  # a control character (its symbol shown: shown_text.py) costs this many more
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+")  # (a run of them: one entry)
 # The letters of each script, as blocks of 256 characters of the first plane: a table, not
 # a regular expression (compiling one that holds the 27,000 Han characters takes 17 ms).
 _SCRIPTS = (
@@ -77,9 +84,12 @@ def _changes(text: str) -> list[int]:
 def _extra(text: str) -> list[tuple[int, int]]:
     """Where ``text`` costs more than a character, and how much more, in order."""
     found = [(m.start(), _WEIGHTS[m.group()]) for m in _SPECIAL.finditer(text)]
+    controls = [(m.start(), CONTROL_COST * (m.end() - m.start())) for m in _CONTROLS.finditer(text)]
+    if controls:
+        found = sorted(found + controls)
     if _few_changes_at_most(text):
         return found  # (an answer with a dash or an accent here and there)
-    found.extend((position, _CHANGE) for position in _changes(text))
+    found.extend(zip(_changes(text), repeat(_CHANGE)))
     found.sort()
     return found
 
@@ -92,25 +102,29 @@ def _few_changes_at_most(text: str) -> bool:
     return most <= len(text) // 8 or len(text) + most <= SHORT
 
 
+@lru_cache(maxsize=16)  # five views of a pair may show one text: costed once
 def layout_cost(text: str) -> int:
-    return len(text) + sum(weight for _, weight in _extra(text))
+    return len(text) + sum(map(itemgetter(1), _extra(text)))
 
 
+@lru_cache(maxsize=16)
 def part(text: str, start: int) -> tuple[int, int]:
     """Where the part of ``text`` that starts at ``start`` ends, and its cost: at most
     ``PART`` characters on, costing at most ``PART_COST``, after a line end near its end."""
     window = text[start : start + PART]
     extra = _extra(window)
-    spent, end = 0, min(len(window), PART_COST)
-    for position, weight in extra:
-        if position + spent >= PART_COST:
-            break
-        spent += weight
-        end = min(len(window), max(position + 1, PART_COST - spent))
+    positions = list(map(itemgetter(0), extra))
+    spent = [0, *accumulate(map(itemgetter(1), extra))]  # before each, and after the last
+    # Each extra cost counted while the characters before it and the costs before it leave
+    # room (position + spent grows with each): found by bisection, in C's loops.
+    counted = bisect_left(list(map(add, positions, spent)), PART_COST)
+    end = min(len(window), PART_COST - spent[counted])
+    if counted:
+        end = min(len(window), max(positions[counted - 1] + 1, end))
     if start + end < len(text):
         line_end = window.rfind("\n", end * 9 // 10, end)
         end = line_end + 1 if line_end >= 0 else end
-    return start + end, end + sum(weight for position, weight in extra if position < end)
+    return start + end, end + spent[bisect_left(positions, end)]
 
 
 LIST_ITEMS = 600  # Qt's reader builds a list in time that grows with the square of its items

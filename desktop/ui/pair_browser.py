@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from desktop.adapters.store.search_index import indexed
 from desktop.domain.errors import TiebreakError
 from desktop.services.changes import ANY_PAIR, Change
-from desktop.services.pair_list import FILTERS, ListRow, ordering
+from desktop.services.pair_list import FILTERS, STEP_FILTERS, ListRow, ordering
 from desktop.ui.context import WindowContext
 from desktop.ui.enter_field import EnterField
 from desktop.ui.pair_list import COLUMN_WIDTHS, HEADERS, PairListModel
@@ -43,6 +43,8 @@ class PairBrowser(QWidget):
         self.search_timer.timeout.connect(self.new_query)
         self.search.textChanged.connect(lambda _: self.search_timer.start())
         self.search.returnPressed.connect(self._search_entered)
+        self.ahead_timer = QTimer(self, singleShot=True, interval=1)  # a turn after the key's
+        self.ahead_timer.timeout.connect(self._read_ahead)
         self.search.escaped.connect(self.focus)
         self.goto = EnterField()  # Ctrl+G: a pair by its # or its id
         self.goto.setPlaceholderText("go to pair: # or id, then Enter (Escape: back)")
@@ -119,10 +121,12 @@ class PairBrowser(QWidget):
         session = self.context.session
         if change.project:
             self.setEnabled(True)
+            self.show_steps()
             self.fill_filters()
             self.reload(keep=session.saved_position())
             self.focus()  # the keys act on pairs from the start, not on the search box
         elif change.pairs_added:
+            self.show_steps()
             self.fill_filters()
             self.reload()
         elif change.shown or (change.verdicts and change.pairs is ANY_PAIR):
@@ -157,6 +161,23 @@ class PairBrowser(QWidget):
         self.reload(keep=0)
         self.searchChanged.emit(text)
 
+    def show_steps(self) -> None:
+        """A project of trajectories: each pair's steps, tool calls and tool errors as
+        columns (sorted by a click on the title) and the filters by what the tools did;
+        none of them for any other project."""
+        on = self.context.session.holds_trajectories()
+        if self.model.show_steps(on):
+            for column, width in enumerate(self.model.widths()):
+                self.table.setColumnWidth(column, width)
+        offered = FILTERS + STEP_FILTERS if on else FILTERS
+        if tuple(self.filter.itemText(i) for i in range(self.filter.count())) != offered:
+            chosen = self.filter.currentText()
+            self.filter.blockSignals(True)
+            self.filter.clear()
+            self.filter.addItems(offered)
+            self.filter.setCurrentIndex(max(0, self.filter.findText(chosen)))
+            self.filter.blockSignals(False)
+
     def fill_filters(self) -> None:
         """The categories and generators of the project, the one chosen kept if it is
         still there (after an import, say)."""
@@ -177,7 +198,7 @@ class PairBrowser(QWidget):
             header = self.table.horizontalHeader()
             header.blockSignals(True)
             header.setSortIndicator(
-                list(HEADERS).index(self.model.sort_column),
+                list(self.model.headers).index(self.model.sort_column),
                 Qt.SortOrder.DescendingOrder
                 if self.model.descending
                 else Qt.SortOrder.AscendingOrder,
@@ -345,3 +366,11 @@ class PairBrowser(QWidget):
         if list_row is None or (current and current.id == list_row.id):
             return
         self.pairChosen.emit(list_row.id)
+        self.ahead_timer.start()
+
+    def _read_ahead(self) -> None:
+        """The rows J and K go to from the one shown, read once the key's turn is over."""
+        row = self.table.currentIndex().row()
+        near = [self.model.row_at(row + step) for step in (1, -1)]
+        if self.isEnabled():
+            self.context.session.read_ahead([r.id for r in near if r is not None])

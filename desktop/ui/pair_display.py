@@ -1,6 +1,6 @@
 """The right side of the window: the pair on screen (PairView) above its verdicts
 (VerdictPanel), shown as the session has them; a conversation's turns moved through
-([ and ]) and unfolded (H) here."""
+([ and ]) and unfolded (H) here, and two trajectories' steps (. and , O, Shift+O)."""
 
 from __future__ import annotations
 
@@ -43,6 +43,20 @@ class PairDisplay(QSplitter):
         shortcuts.bind("previous_turn", lambda: say(self.pair_view.move_turn(-1)))
         shortcuts.bind_toggle(
             "toggle_history", self.unfold_history, checked=self.context.settings.history_unfolded
+        )
+        shortcuts.bind("next_step", lambda: say(self.pair_view.move_step(1)))
+        shortcuts.bind("previous_step", lambda: say(self.pair_view.move_step(-1)))
+        shortcuts.bind("unfold_step", lambda: say(self.pair_view.unfold_step()))
+        shortcuts.bind_toggle("toggle_steps", self.unfold_steps)
+
+    def unfold_steps(self, unfolded: bool) -> None:
+        """Shift+O: every step of two trajectories unfolded (for the pairs after this one
+        too, until Shift+O again), or folded to a line a tool call."""
+        self.pair_view.set_steps_unfolded(unfolded)
+        self.context.say(
+            "every step of two trajectories unfolded (Shift+O folds them)"
+            if unfolded
+            else "every step of two trajectories folded to a line a tool call (Shift+O unfolds)"
         )
 
     def unfold_history(self, unfolded: bool) -> None:

@@ -11,6 +11,14 @@ from desktop.services.pair_list import SORTS, ListRow
 
 HEADERS = ("#", "id", "category", "status")
 COLUMN_WIDTHS = (44, 80, 84)  # status, last, takes the rest: the list never scrolls sideways
+#: The columns a project of trajectories adds before the status: each "A · B".
+STEP_HEADERS = ("steps", "calls", "errors")
+STEP_WIDTHS = (52, 52, 52)
+STEP_TIP = (
+    "{what} on side A · side B (a trajectory's messages after its task; tool calls; results"
+    " its tools returned as errors). A click on the title sorts by both sides together."
+)
+_STEP_WHAT = {"steps": "Steps", "calls": "Tool calls", "errors": "Tool errors"}
 PAGE = 500
 FIRST_PAGE = 60  # a screenful: the first pair paints without waiting for the rest
 Index = QModelIndex | QPersistentModelIndex
@@ -44,6 +52,13 @@ def status_text(row: ListRow) -> str:
     return "  ".join(marks)
 
 
+def step_text(row: ListRow, kind: str) -> str:
+    """A trajectory's count of ``kind`` (steps, calls, errors) as "A · B"; "" for a pair
+    that is no trajectory."""
+    a, b = getattr(row, f"{kind}_a"), getattr(row, f"{kind}_b")
+    return "" if a is None or b is None else f"{a} · {b}"
+
+
 class PairListModel(QAbstractTableModel):
     """Rows come from ``fetch(last, limit)``; only pages the view reaches are loaded. A
     click on a column's title sorts the whole list by it (in SQL, page by page: see
@@ -52,6 +67,7 @@ class PairListModel(QAbstractTableModel):
     def __init__(self, fetch: Fetch) -> None:
         super().__init__()
         self._fetch = fetch
+        self.headers: tuple[str, ...] = HEADERS
         self.sort_column, self.descending = HEADERS[0], False
         self._rows: list[ListRow] = []
         self._positions: dict[int, int] = {}  # pair id -> row
@@ -67,11 +83,28 @@ class PairListModel(QAbstractTableModel):
         self.endResetModel()
         self.fetchMore(QModelIndex())
 
+    def show_steps(self, on: bool) -> bool:
+        """Show the trajectory columns (a project of trajectories) or not; whether that
+        changed the columns. The list is read again by the caller."""
+        headers = (*HEADERS[:-1], *STEP_HEADERS, HEADERS[-1]) if on else HEADERS
+        if headers == self.headers:
+            return False
+        self.beginResetModel()
+        self.headers = headers
+        if self.sort_column not in headers:
+            self.sort_column, self.descending = HEADERS[0], False
+        self.endResetModel()
+        return True
+
+    def widths(self) -> tuple[int, ...]:
+        """Each column's width but the last (the status, which takes the rest)."""
+        return COLUMN_WIDTHS + (STEP_WIDTHS if len(self.headers) > len(HEADERS) else ())
+
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return len(HEADERS)
+        return len(self.headers)
 
     def canFetchMore(self, parent: Index) -> bool:
         return not parent.isValid() and not self._exhausted
@@ -96,15 +129,15 @@ class PairListModel(QAbstractTableModel):
         return self.sort_column != HEADERS[0] or self.descending
 
     def sortable(self, column: int) -> bool:
-        return HEADERS[column] in SORTS
+        return self.headers[column] in SORTS
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Sort the whole list (what the project holds, not the rows loaded so far)."""
         if not self.sortable(column):
             return
         descending = order == Qt.SortOrder.DescendingOrder
-        if (HEADERS[column], descending) != (self.sort_column, self.descending):
-            self.sort_column, self.descending = HEADERS[column], descending
+        if (self.headers[column], descending) != (self.sort_column, self.descending):
+            self.sort_column, self.descending = self.headers[column], descending
             self.reset()
 
     def fetch_all_until(self, predicate: Callable[[ListRow], bool], start: int) -> int | None:
@@ -129,19 +162,25 @@ class PairListModel(QAbstractTableModel):
         i = self.index_of(row.id)
         if i is not None:
             self._rows[i] = row
-            self.dataChanged.emit(self.index(i, 0), self.index(i, len(HEADERS) - 1))
+            self.dataChanged.emit(self.index(i, 0), self.index(i, len(self.headers) - 1))
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid():
             return None
         row = self._rows[index.row()]
+        name = self.headers[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:  # an id and a category are the data's
             if index.column() == 0:
                 return row.id
-            texts = (row.external_id or "", row.category or "", status_text(row))
-            return shown(texts[index.column() - 1])
-        if role == Qt.ItemDataRole.ToolTipRole and index.column() == 3:
-            return status_text.__doc__
+            if name in STEP_HEADERS:
+                return step_text(row, name)
+            texts = {"id": row.external_id or "", "category": row.category or ""}
+            return shown(texts[name]) if name in texts else status_text(row)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if name == "status":
+                return status_text.__doc__
+            if name in STEP_HEADERS:
+                return STEP_TIP.format(what=_STEP_WHAT[name])
         return None
 
     def headerData(
@@ -151,5 +190,8 @@ class PairListModel(QAbstractTableModel):
         role: int = Qt.ItemDataRole.DisplayRole,
     ) -> object:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return HEADERS[section]
+            return self.headers[section]
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            name = self.headers[section]
+            return STEP_TIP.format(what=_STEP_WHAT[name]) if name in STEP_HEADERS else None
         return None

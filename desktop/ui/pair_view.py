@@ -10,6 +10,11 @@ in view at once with its request, and opens the history when the answers point t
 MT-bench's second turn does); folded turns cost a line each, and only the twenty nearest
 the compared turn are made at first, so a pair of twenty turns, or of 5,000, shows as
 quickly as one. A single-turn pair looks as it always has.
+
+Two trajectories (two runs of an agent on one task) are shown step by step instead
+(desktop/ui/trajectory_view.py): the task as the instruction, the two runs' steps side by
+side under it, lined up, each tool call a card folded to a line, and the final answers,
+the compared responses, under them.
 """
 
 from __future__ import annotations
@@ -18,14 +23,15 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QGroupBox, QScrollBar, QSplitter, QVBoxLayout, QWidget
 
-from desktop.domain.conversations import ConversationError
+from desktop.domain.pair_turns import pair_turns
 from desktop.domain.pairs import Pair
-from desktop.domain.transcript import Transcript, transcript
+from desktop.domain.transcript import Transcript
 from desktop.ui.diff_marks import DiffMarks
 from desktop.ui.notice_bar import NoticeBar
 from desktop.ui.plain_text import PlainLabel
 from desktop.ui.response_view import ResponseView
 from desktop.ui.search_marks import SearchMarks
+from desktop.ui.trajectory_view import TrajectoryView
 from desktop.ui.transcript_turn import TurnBox
 from desktop.ui.transcript_view import TranscriptView
 from desktop.ui.workers import TaskRunner
@@ -94,6 +100,7 @@ class PairView(QWidget):
         # A conversation's history, and the turns after the compared one:
         self.before = TranscriptView(runner, self.marks.add, self._arrange, earlier=True)
         self.after = TranscriptView(runner, self.marks.add, self._arrange, earlier=False)
+        self.trajectory = TrajectoryView(runner, self.marks.add)  # two runs, step by step
         sides = QSplitter()  # horizontal
         sides.addWidget(self.response_a)
         sides.addWidget(self.response_b)
@@ -105,6 +112,7 @@ class PairView(QWidget):
         for part, stretch in (
             (self.before, 0),
             (self.instruction, 1),
+            (self.trajectory, 0),
             (sides, 4),
             (self.after, 0),
             (extra, 1),
@@ -142,14 +150,14 @@ class PairView(QWidget):
     def set_raw(self, raw: bool) -> None:
         for pane in self.panes():
             pane.view.set_raw(raw)
-        for part in (self.before, self.after):
+        for part in (self.before, self.after, self.trajectory):
             part.set_raw(raw)
         self.diff.refresh()
 
     def set_diff(self, on: bool) -> None:
         """D: the words that differ between A and B marked, or not (in every turn)."""
         self.diff.set_enabled(on)
-        for part in (self.before, self.after):
+        for part in (self.before, self.after, self.trajectory):
             part.set_diff(on)
 
     def hide_generators(self, why: str | None) -> None:
@@ -168,7 +176,7 @@ class PairView(QWidget):
     def views(self) -> list[ResponseView]:
         """Every text view showing the pair now, the transcript's included."""
         shown = [pane.view for pane in self.panes()]
-        return shown + self.before.views() + self.after.views()
+        return shown + self.before.views() + self.after.views() + self.trajectory.views()
 
     @property
     def pair(self) -> Pair | None:
@@ -180,9 +188,12 @@ class PairView(QWidget):
         self.vertical.setVisible(pair is not None)
         if pair is None:
             return
-        found = self.transcript = _transcript(pair)
+        found, runs = pair_turns(pair)
+        self.transcript = found
         titles: tuple[str | None, ...] = (None, None, None)
-        if found is not None:
+        if runs is not None:
+            titles = ("Task (A and B)", "Final answer A", "Final answer B")
+        elif found is not None:
             turn = f"Turn {found.turn}"
             titles = (
                 f"{turn} of {found.turns}, compared: the request",
@@ -190,7 +201,7 @@ class PairView(QWidget):
                 f"{turn}: Response B",
             )
         for pane in self.panes()[:3]:
-            pane.mark_compared(found is not None)
+            pane.mark_compared(found is not None or runs is not None)
         self.instruction.show_text(pair.instruction, title=titles[0])
         self.response_a.show_text(pair.response_a, count=True, title=titles[1])
         self.response_b.show_text(pair.response_b, count=True, title=titles[2])
@@ -199,6 +210,7 @@ class PairView(QWidget):
         self.extra.setVisible(pair.reference is not None or pair.source is not None)
         self.before.show_turns(found.before if found else (), self.history_unfolded)
         self.after.show_turns(found.after if found else (), self.history_unfolded)
+        self.trajectory.show_trajectories(runs)
         self._at, self._framed = 0, None
         self._arrange()
         if self.history_unfolded:
@@ -219,6 +231,8 @@ class PairView(QWidget):
     def move_turn(self, step: int) -> str:
         """Move to the next (``step`` 1) or previous (-1) turn, unfolding it and bringing it
         into view; what the status bar says."""
+        if self.trajectory.trajectories is not None:
+            return "two trajectories: . and , move step by step (O unfolds a step)"
         if self.transcript is None:
             return "this pair is a single turn: no other turns to move to"
         self._at = max(-self.before.count(), min(self.after.count(), self._at + step))
@@ -240,6 +254,24 @@ class PairView(QWidget):
         where = "before" if part is self.before else "after"
         return f"turn {stop.turn.number} of {total}: {where} the compared turn ([ and ] move)"
 
+    # ---- two trajectories' steps -----------------------------------------------------------
+    def move_step(self, step: int) -> str:
+        """. and ,: the next (``step`` 1) or previous (-1) step of both runs at once."""
+        if self.trajectory.trajectories is None:
+            return "this pair is not two trajectories: no steps to move to ([ and ] move turns)"
+        return self.trajectory.go(step)
+
+    def unfold_step(self) -> str:
+        """O: the step moved to unfolded or folded (the steps on screen before any)."""
+        if self.trajectory.trajectories is None:
+            return "this pair is not two trajectories: no steps to unfold"
+        return self.trajectory.unfold_here()
+
+    def set_steps_unfolded(self, unfolded: bool) -> None:
+        """Shift+O: every step of two trajectories unfolded, or folded to a line a call."""
+        self.trajectory.set_unfolded(unfolded)
+        self._arrange()
+
     def current_turn(self) -> int | None:
         """The turn moved to last (None: the compared one, or a single-turn pair)."""
         return self._framed.turn.number if self._framed is not None else None
@@ -251,6 +283,12 @@ class PairView(QWidget):
         total = sum(sizes)
         if total <= 0:
             return  # not laid out yet: arranged when shown
+        if self.trajectory.trajectories is not None:
+            if self._single_sizes is None:
+                self._single_sizes = sizes
+            shares = [0, 1, 9, 4, 0, 1 if self.extra.isVisibleTo(self) else 0]
+            self.vertical.setSizes([total * share // sum(shares) for share in shares])
+            return
         if self.transcript is None:
             if self._single_sizes is not None:
                 self.vertical.setSizes(self._single_sizes)
@@ -263,7 +301,7 @@ class PairView(QWidget):
         extra = 1 if self.extra.isVisibleTo(self) else 0
         shares = [1, 4, extra]
         parts = [rest * share // sum(shares) for share in shares]
-        self.vertical.setSizes([heights[0], parts[0], parts[1], heights[1], parts[2]])
+        self.vertical.setSizes([heights[0], parts[0], 0, parts[1], heights[1], parts[2]])
 
     def _room(self, part: TranscriptView, total: int) -> int:
         if not part.boxes:
@@ -275,13 +313,3 @@ class PairView(QWidget):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self._arrange()
-
-
-def _transcript(pair: Pair) -> Transcript | None:
-    if not pair.is_conversation:
-        return None
-    a, b = pair.conversations()
-    try:
-        return transcript(a, b, pair.compared_turn)
-    except ConversationError:  # (an import checks this: a file edited since, say)
-        return None

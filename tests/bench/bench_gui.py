@@ -549,10 +549,15 @@ def differences(work: Path, quick: bool) -> dict[str, float]:
 
 
 def _shown(app, window) -> None:
-    """Let the event loop run until the pair shown is laid out and marked, then paint it."""
+    """Let the event loop run until the pair shown is laid out and marked, and the pairs
+    either side of it read ahead (counted in the press that asked for them), then paint."""
     view = window.display.pair_view
     app.processEvents()
-    while any(v.pending() for v in view.views()) or view.diff.pending():
+    while (
+        any(v.pending() for v in view.views())
+        or view.diff.pending()
+        or window.pairs.ahead_timer.isActive()
+    ):
         app.processEvents()
     view.repaint()
 

@@ -305,13 +305,24 @@ def reference_python(reference: Path) -> str:
 def as_reference_project(project: Path, out: Path, reference: Path, *, vacuum: bool = True) -> None:
     """A copy of ``project`` the reference checkout can open: the same pairs and verdicts,
     without the schema steps it does not know (the search index, m005, the reviewers'
-    marks, m009, and the pairs that hold a NUL, m010, for a checkout from before them)."""
+    marks, m009, the pairs that hold a NUL, m010, and the trajectories' counts and their
+    index, m012, for a checkout from before them)."""
     import sqlite3
 
     remove_db(out)
     with sqlite3.connect(project) as source, sqlite3.connect(out) as copy:
         source.backup(copy)
     schema = (reference / "desktop" / "adapters" / "store" / "schema.py").read_text()
+    if "m012_trajectory_steps" not in schema:
+        with sqlite3.connect(out) as conn:
+            for trigger in ("pair_steps_insert", "pair_steps_delete", "pairs_steps_delete"):
+                conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+            for trigger in ("pairs_steps_update_old", "pairs_steps_update_new"):
+                conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+            conn.execute("DROP TABLE IF EXISTS steps_search")
+            conn.execute("DROP VIEW IF EXISTS pair_steps_text")
+            conn.execute("DROP TABLE IF EXISTS pair_steps")
+            conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm012_trajectory_steps'")
     if "m010_pairs_with_nul" not in schema:
         with sqlite3.connect(out) as conn:
             for trigger in ("insert", "delete", "update"):

@@ -11,10 +11,12 @@ request after 100 ms with a one-token answer. Against it, at each concurrency (3
   one-token ``href-overall`` rubric: planning, rendering, calling, parsing, logprob
   confidence, and committing every result as it arrives.
 
-Targets: judge throughput at least 0.9x the bare loop's at concurrency 32 and 0.6x at 128.
+Targets: judge throughput at least 0.95x the bare loop's at concurrency 32 and 0.6x at 128.
 
-Each case runs in a child process of its own, so its CPU time (``process_time``; the
-server's CPU is not counted) and peak RSS (``VmHWM``, which exec resets) are its alone.
+Each case runs in a child process of its own, so its CPU time (``process_time`` over the
+timed part; the server's CPU is not counted) and peak RSS (``VmHWM``, which exec resets) are
+its alone. Both sides' CPU per pair is printed (the best run's and the median), with their
+ratio (``cpu_ratio``, judge over bare): on a shared machine it moves less than throughput.
 Prints one JSON object on stdout, progress on stderr. Exits non-zero only when something
 fails (a request errors, a result is missing), never because a target is missed.
 
@@ -32,6 +34,7 @@ import os
 import random
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -47,7 +50,7 @@ RUBRIC = "href-overall"  # answers a single verdict: A, B or tie
 MODEL = "test-model"
 DELAY_MS = 100
 CONCURRENCIES = (32, 128)
-TARGETS = {32: 0.9, 128: 0.6}
+TARGETS = {32: 0.95, 128: 0.6}
 SEED = 20240612
 
 
@@ -270,14 +273,21 @@ def main(argv: list[str] | None = None) -> int:
             entry: dict[str, Any] = {}
             for case, results in runs.items():
                 fastest = min(results, key=lambda r: r["seconds"])
+                cpu_ms = [r["cpu_s"] / n * 1000 for r in results]
                 entry[case] = {
                     "seconds": round(fastest["seconds"], 3),
                     "pairs_per_s": round(n / fastest["seconds"], 1),
-                    "cpu_ms_per_pair": round(min(r["cpu_s"] for r in results) / n * 1000, 3),
+                    "cpu_ms_per_pair": round(min(cpu_ms), 3),
+                    "cpu_ms_per_pair_median": round(statistics.median(cpu_ms), 3),
                     "peak_rss_mb": round(max(r["peak_rss_mb"] for r in results), 1),
                 }
             ratio = entry["judge"]["pairs_per_s"] / entry["bare"]["pairs_per_s"]
             entry["ratio"] = round(ratio, 3)
+            # The judge's CPU per pair over the bare loop's (the best runs'): what the
+            # engine adds to each request, which a busy machine moves less than the clock.
+            entry["cpu_ratio"] = round(
+                entry["judge"]["cpu_ms_per_pair"] / entry["bare"]["cpu_ms_per_pair"], 3
+            )
             entry["target_ratio"] = TARGETS[concurrency]
             entry["meets_target"] = ratio >= TARGETS[concurrency]
             entry["ideal_pairs_per_s"] = round(concurrency / (DELAY_MS / 1000), 1)

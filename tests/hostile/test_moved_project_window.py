@@ -75,6 +75,10 @@ def test_the_window_says_its_file_moved_and_keeps_the_unsaved_verdict(
     press(qtbot, window, Qt.Key.Key_A)  # precision = A on p1, saved
     saved = [("p1", "precision", "A", "ada")]
     assert human_rows(project) == saved
+    # In the file itself before it goes (as below): a verdict still only in the log when the
+    # file is removed is recovered to a file of its own, and said so (test_moved_writers.py).
+    wal = Path(f"{project}-wal")
+    qtbot.waitUntil(lambda: not wal.exists() or not wal.stat().st_size, timeout=NOTICED_MS)
     moved = project.with_name("moved.tiebreak")
     if how == "rm":
         project.unlink()

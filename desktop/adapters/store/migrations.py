@@ -292,6 +292,137 @@ def m010_pairs_with_nul(db: Database) -> None:
     )
 
 
+@migrations()
+def m011_trajectory_tools(db: Database) -> None:
+    """Two trajectories may carry the tool definitions their agent was given (JSON text
+    of a list, as the file wrote it); NULL for every pair before, which keeps its key."""
+    db.execute("ALTER TABLE pairs ADD COLUMN tools TEXT")
+
+
+@migrations()
+def m012_trajectory_steps(db: Database) -> None:
+    """What each side of a trajectory pair did, for the pair list (``pair_steps``: steps,
+    tool calls, errors returned by tools, counted as a pair is added), and the search
+    index over the text of its steps (``steps_search``: what the agent said, tool names,
+    arguments and results), whose content is worked out of the stored sides by the view
+    ``pair_steps_text``, so no text is stored twice (see ``pair_steps``). Triggers keep the
+    index in step with the counted pairs, and both with a pair deleted or its sides
+    changed; a migration that rebuilds the pairs table must count its pairs again. An
+    existing project's trajectory pairs are counted here, once."""
+    from desktop.adapters.store.pair_steps import count_existing, side_text
+
+    db.execute(
+        """
+        CREATE TABLE pair_steps (
+            pair_id INTEGER PRIMARY KEY REFERENCES pairs(id),
+            steps_a INTEGER NOT NULL,
+            steps_b INTEGER NOT NULL,
+            calls_a INTEGER NOT NULL,
+            calls_b INTEGER NOT NULL,
+            errors_a INTEGER NOT NULL,
+            errors_b INTEGER NOT NULL
+        )"""
+    )
+    # Both sides' totals in the pair's own row, each indexed: the list's sort by one is a
+    # seek (NULL for any other pair, which sorts as -1).
+    for total in ("steps", "calls", "errors"):
+        db.execute(f"ALTER TABLE pairs ADD COLUMN {total} INTEGER")
+        db.execute(f"CREATE INDEX pairs_{total} ON pairs(coalesce({total}, -1))")
+    text_a, text_b = side_text("p.conversation_a"), side_text("p.conversation_b")
+    db.execute(
+        f"CREATE VIEW pair_steps_text AS SELECT s.pair_id AS id, {text_a} AS text_a,"
+        f" {text_b} AS text_b FROM pair_steps s JOIN pairs p ON p.id = s.pair_id"
+    )
+    db.execute(
+        "CREATE VIRTUAL TABLE steps_search USING fts5(text_a, text_b,"
+        " content='pair_steps_text', content_rowid='id', tokenize='trigram', detail='none',"
+        " columnsize=0)"
+    )
+    of = "FROM pairs p WHERE p.id = {row}.pair_id"
+    db.execute(
+        "CREATE TRIGGER pair_steps_insert AFTER INSERT ON pair_steps BEGIN"
+        f" INSERT INTO steps_search(rowid, text_a, text_b) SELECT p.id, {text_a}, {text_b}"
+        f" {of.format(row='new')}; END"
+    )
+    db.execute(
+        "CREATE TRIGGER pair_steps_delete BEFORE DELETE ON pair_steps BEGIN"
+        " INSERT INTO steps_search(steps_search, rowid, text_a, text_b)"
+        f" SELECT 'delete', p.id, {text_a}, {text_b} {of.format(row='old')}; END"
+    )
+    db.execute(
+        "CREATE TRIGGER pairs_steps_delete BEFORE DELETE ON pairs BEGIN"
+        " DELETE FROM pair_steps WHERE pair_id = old.id; END"
+    )
+    sides = "conversation_a, conversation_b"
+    counted = "old.id IN (SELECT pair_id FROM pair_steps)"
+    db.execute(
+        f"CREATE TRIGGER pairs_steps_update_old BEFORE UPDATE OF {sides} ON pairs WHEN {counted}"
+        " BEGIN INSERT INTO steps_search(steps_search, rowid, text_a, text_b)"
+        f" SELECT 'delete', p.id, {text_a}, {text_b} FROM pairs p WHERE p.id = old.id; END"
+    )
+    db.execute(
+        f"CREATE TRIGGER pairs_steps_update_new AFTER UPDATE OF {sides} ON pairs WHEN {counted}"
+        f" BEGIN INSERT INTO steps_search(rowid, text_a, text_b) SELECT p.id, {text_a}, {text_b}"
+        " FROM pairs p WHERE p.id = new.id; END"
+    )
+    count_existing(db.conn)
+
+
+@migrations()
+def m013_search_backlog(db: Database) -> None:
+    """The search index (m005) may be behind the pairs: a large import leaves its pairs
+    out of it and returns, and the index is built after (``search_backlog``: pairs from
+    ``first_id`` on are not in ``pairs_search``; no row, all are), while the list's search
+    reads those pairs whole (``search_index``). The triggers of m005 are made again to
+    index, and to take out of the index, only the pairs below the backlog."""
+    db.execute("CREATE TABLE search_backlog (first_id INTEGER NOT NULL)")
+    for trigger in ("insert", "delete", "update"):
+        db.execute(f"DROP TRIGGER pairs_search_{trigger}")
+    columns = "instruction, response_a, response_b"
+    indexed = "NOT EXISTS (SELECT 1 FROM search_backlog WHERE first_id <= {row}.id)"
+    new = f"SELECT new.id, new.instruction, new.response_a, new.response_b WHERE {indexed}"
+    old = (
+        f"SELECT 'delete', old.id, old.instruction, old.response_a, old.response_b WHERE {indexed}"
+    )
+    db.execute(
+        "CREATE TRIGGER pairs_search_insert AFTER INSERT ON pairs"
+        f" WHEN {indexed.format(row='new')} BEGIN"
+        f" INSERT INTO pairs_search(rowid, {columns})"
+        " VALUES (new.id, new.instruction, new.response_a, new.response_b); END"
+    )
+    db.execute(
+        "CREATE TRIGGER pairs_search_delete AFTER DELETE ON pairs"
+        f" WHEN {indexed.format(row='old')} BEGIN"
+        f" INSERT INTO pairs_search(pairs_search, rowid, {columns})"
+        " VALUES ('delete', old.id, old.instruction, old.response_a, old.response_b); END"
+    )
+    db.execute(
+        f"CREATE TRIGGER pairs_search_update AFTER UPDATE OF {columns} ON pairs BEGIN"
+        f" INSERT INTO pairs_search(pairs_search, rowid, {columns}) {old.format(row='old')};"
+        f" INSERT INTO pairs_search(rowid, {columns}) {new.format(row='new')}; END"
+    )
+
+
+@migrations()
+def m015_data_revision(db: Database) -> None:
+    """A count of the writes that can change a figure, so figures computed once are reused
+    until the project changes (``adapters.store.revision``). Triggers count every verdict,
+    result, rubric, sample and jury written or deleted, and a pair changed or deleted; a pair
+    added raises the largest pair id instead (a trigger per pair doubled an import's time).
+    What a reviewer was shown and the settings (the pair last shown) move no figure and are
+    not counted."""
+    from desktop.adapters.store.revision import WATCHED
+
+    db.execute("CREATE TABLE revision (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL)")
+    db.execute("INSERT INTO revision VALUES (1, 0)")
+    bump = "BEGIN UPDATE revision SET n = n + 1 WHERE id = 1; END"
+    for table, events in WATCHED.items():
+        for event in events:
+            db.execute(
+                f"CREATE TRIGGER {table}_revision_{event.lower()} AFTER {event} ON {table} {bump}"
+            )
+
+
 def known_migrations() -> frozenset[str]:
     """Names of every migration this release knows; a file with others is from a newer one."""
     return frozenset(

@@ -1,5 +1,6 @@
 """The list's filters by category and by generator, and the values each offers: each a
-seek of an index m005 made, so a million pairs filter as fast as a thousand."""
+seek of an index m005 made, so a million pairs filter as fast as a thousand; and, for a
+project of trajectories, by what their tools did (the counts of ``pair_steps``, m012)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,23 @@ def by_generator(generator: str) -> Condition:
         " UNION ALL SELECT id FROM pairs WHERE model_b = :c_generator)",
         {"c_generator": generator},
     )
+
+
+#: The list's filters of a project that holds trajectories, as SQL on their counts (m012).
+STEP_FILTERS = {
+    "tool-errors": "errors_a + errors_b > 0",
+    "tool-errors-a": "errors_a > 0",
+    "tool-errors-b": "errors_b > 0",
+    "no-tool-calls": "calls_a = 0 OR calls_b = 0",
+}
+
+
+def by_steps(name: str) -> Condition | None:
+    """Trajectory pairs meeting one of STEP_FILTERS; None for a name that is none of them."""
+    test = STEP_FILTERS.get(name)
+    if test is None:
+        return None
+    return Condition(f"p.id IN (SELECT pair_id FROM pair_steps WHERE {test})", {})
 
 
 def all_of(*conditions: Condition | None) -> Condition | None:

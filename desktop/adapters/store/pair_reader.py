@@ -30,6 +30,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple, TypeVar
 
 from desktop.adapters.store.human_verdicts import CURRENT
+from desktop.adapters.store.pair_steps import COUNT_COLUMNS
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain import numerals
 from desktop.domain.conversations import from_json
@@ -54,9 +55,16 @@ PAIR_COLUMNS: Mapping[str, str] = {
     "metadata_text": "p.metadata",
     "len_a": "length(p.response_a)",  # characters
     "len_b": "length(p.response_b)",
+    # a trajectory's counts (m012; None for a pair that is none), one seek each
+    **{
+        name: f"(SELECT s.{name} FROM pair_steps s WHERE s.pair_id = p.id)"
+        for name in COUNT_COLUMNS
+    },
 }
 #: What the pair list shows.
 LIST_COLUMNS = ("id", "external_id", "category")
+#: What the pair list shows of a project that holds trajectories.
+STEP_LIST_COLUMNS = (*LIST_COLUMNS, *COUNT_COLUMNS)
 #: What figures group and count by.
 FIGURE_COLUMNS = ("id", "external_id", "category", "model_a", "model_b", "len_a", "len_b")
 #: Every field of a pair, as export and merge write them (add a metadata column).
@@ -90,11 +98,14 @@ class Condition(NamedTuple):
 
 
 #: What the pairs may be sorted by besides their id, as SQL (a missing value sorts as '';
-#: m005 indexes each expression, so a page of a sorted list is a seek).
+#: m005 and m012 index each expression, so a page of a sorted list is a seek).
 SORT_KEYS: Mapping[str, str] = {
     "id": "p.id",
     "external_id": "coalesce(p.external_id, '')",
     "category": "coalesce(p.category, '')",
+    # a trajectory pair's counts, both sides together (-1 for a pair that is none), each
+    # indexed by m012
+    **{kind: f"coalesce(p.{kind}, -1)" for kind in ("steps", "calls", "errors")},
 }
 
 

@@ -9,8 +9,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, cast
 
 from desktop.adapters.store.pair_keys import content_key
+from desktop.adapters.store.pair_steps import add_counts, counts_row, totals
 from desktop.adapters.store.project import ProjectStore
-from desktop.domain.conversations import from_json, to_json
+from desktop.domain.conversations import sides_from_json, to_json
 from desktop.domain.errors import TiebreakError
 from desktop.domain.limits import SQLITE_MAX
 from desktop.domain.pairs import (
@@ -40,6 +41,7 @@ class PairRow(NamedTuple):
     conversation_a: str | None
     conversation_b: str | None
     turn: int | None
+    tools: str | None
     metadata: str | None
 
 
@@ -49,7 +51,14 @@ if _FIELD_COLUMNS != STORED_FIELDS:  # a field the row lacks would be dropped un
     raise RuntimeError(f"PairRow's fields {_FIELD_COLUMNS} are not the pair's {STORED_FIELDS}")
 # What two records claiming one external id are compared on (``identity_clash``).
 _CLASH_FIELDS = (*IDENTITY_FIELDS, *CONVERSATION_FIELDS)
-_ROW = f"({', '.join('?' * len(PAIR_COLUMNS))})"
+_CONVERSATION_A = PAIR_COLUMNS.index("conversation_a")
+_TOOLS = PAIR_COLUMNS.index("tools")
+_TURN = PAIR_COLUMNS.index("turn")
+#: Besides the row's own: a trajectory's counts of both sides together (m012, NULL for
+#: any other pair), which the list sorts by through their indexes (``pair_steps``).
+_TOTALS = ("steps", "calls", "errors")
+_INSERTED = (*PAIR_COLUMNS, *_TOTALS)
+_ROW = f"({', '.join('?' * len(_INSERTED))})"
 #: Rows per INSERT: one statement for many rows (an import's batch), because the search
 #: index (m005) writes what it holds in memory to the file at the end of every statement:
 #: row by row, an import took four times as long, 500 at a time 15% longer than 2,000.
@@ -60,7 +69,7 @@ _ROWS_PER_INSERT = 2000
 @functools.lru_cache(maxsize=4)  # each statement is long
 def _insert(rows: int) -> str:
     return (
-        f"INSERT INTO pairs ({', '.join(PAIR_COLUMNS)}) VALUES {', '.join([_ROW] * rows)}"
+        f"INSERT INTO pairs ({', '.join(_INSERTED)}) VALUES {', '.join([_ROW] * rows)}"
         " ON CONFLICT(pair_key) DO NOTHING"
     )
 
@@ -90,7 +99,7 @@ def new_row(fields: Mapping[str, Any], metadata: str | None) -> PairRow:
         sides = (get("conversation_a"), get("conversation_b"), turn)
         conversation = cast("tuple[str, str, int]", sides)
     identity = map(get, IDENTITY_FIELDS)
-    key = content_key(get("external_id"), *identity, conversation=conversation)
+    key = content_key(get("external_id"), *identity, conversation=conversation, tools=get("tools"))
     return PairRow._make((key, *map(get, _FIELD_COLUMNS), metadata))
 
 
@@ -103,15 +112,30 @@ def stored_row(fields: Mapping[str, Any], metadata: str | None) -> PairRow:
 def insert_rows(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> int:
     """Insert prepared rows (see pair_row) inside the caller's transaction; returns how many
     were new."""
-    most = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // len(PAIR_COLUMNS)
+    most = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // len(_INSERTED)
     step = max(1, min(_ROWS_PER_INSERT, most))
     added = 0
+    counted = [_counted(row) for row in rows]  # a trajectory's counts, else None
     for start in range(0, len(rows), step):
         chunk = rows[start : start + step]
-        values = [value for row in chunk for value in row]
+        values: list[Any] = []
+        for row, counts in zip(chunk, counted[start : start + step], strict=True):
+            values += row
+            values += totals(counts) if counts is not None else _NO_TOTALS
         # The statement's own rows (total_changes would count the search index's too).
         added += conn.execute(_insert(len(chunk)), values).rowcount
+    add_counts(conn, [(row[0], c) for row, c in zip(rows, counted, strict=True) if c is not None])
     return added
+
+
+_NO_TOTALS = (None,) * len(_TOTALS)
+
+
+def _counted(row: Sequence[Any]) -> tuple[int, ...] | None:
+    """A prepared row's trajectory counts (``pair_steps.counts_row``), else None."""
+    if row[_TURN] is None:
+        return None
+    return counts_row(row[_CONVERSATION_A], row[_CONVERSATION_A + 1], row[_TOOLS])
 
 
 def ids_for_keys(conn: sqlite3.Connection, keys: Iterable[str]) -> dict[str, int]:
@@ -208,9 +232,9 @@ def _from_row(row: sqlite3.Row | tuple[Any, ...]) -> Pair:
     """A row of ``_SELECT`` as a Pair."""
     metadata = row[-1]
     values = dict(zip(STORED_FIELDS, row[1:-1], strict=True))
-    for side in ("conversation_a", "conversation_b"):
-        if values[side] is not None:
-            values[side] = from_json(values[side])
+    values["conversation_a"], values["conversation_b"] = sides_from_json(
+        values["conversation_a"], values["conversation_b"]
+    )
     return Pair(id=row[0], **values, metadata=json.loads(metadata) if metadata else {})
 
 
@@ -220,6 +244,25 @@ _SELECT = f"SELECT id, {', '.join(STORED_FIELDS)}, metadata FROM pairs"
 def get_pair(store: ProjectStore, pair_id: int) -> Pair | None:
     row = store.conn.execute(f"{_SELECT} WHERE id = ?", [pair_id]).fetchone()
     return _from_row(row) if row else None
+
+
+def get_pairs(store: ProjectStore, pair_ids: Sequence[int]) -> dict[int, Pair]:
+    """The pairs of these ids (at most 500, one query; an id no pair has is left out)."""
+    ids = list(dict.fromkeys(pair_ids))
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    rows = store.conn.execute(f"{_SELECT} WHERE id IN ({marks})", ids)
+    return {row[0]: _from_row(row) for row in rows}
+
+
+def pairs_if_readable(store: ProjectStore, pair_ids: Sequence[int]) -> list[Pair]:
+    """``get_pairs``'s pairs, or none where the file cannot be read now (locked, damaged,
+    closed): for reading ahead, whose failure is the next read's to report."""
+    try:
+        return list(get_pairs(store, pair_ids).values())
+    except (sqlite3.Error, TiebreakError):
+        return []
 
 
 def find_pair(store: ProjectStore, ref: str) -> Pair:
@@ -263,10 +306,12 @@ _ROLE_COUNT = (
 )
 
 
-def conversation_turns(store: ProjectStore) -> int:
+def conversation_turns(store: ProjectStore, *, runs: bool = True) -> int:
     """At least as many turns as any side of any conversation pair has (its assistant
     messages, or its user messages where a request follows the last answer); 0 where the
-    project holds none (an export then writes the columns it always wrote)."""
+    project holds none (an export then writes the columns it always wrote). Without
+    ``runs``, trajectories (the pairs ``pair_steps`` counts) are left out (their steps are
+    no turns; an export gives each run a cell of its own)."""
     per_side = (
         _ROLE_COUNT.format(side=side, role=role)
         for side in ("conversation_a", "conversation_b")
@@ -274,5 +319,6 @@ def conversation_turns(store: ProjectStore) -> int:
     )
     row = store.conn.execute(
         f"SELECT max(max({', '.join(per_side)})) FROM pairs p WHERE p.turn IS NOT NULL"
+        + ("" if runs else " AND p.id NOT IN (SELECT pair_id FROM pair_steps)")
     ).fetchone()
     return row[0] or 0

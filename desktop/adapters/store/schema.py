@@ -17,5 +17,9 @@ MIGRATION_NAMES = frozenset(
         "m008_juries",
         "m009_review_marks",
         "m010_pairs_with_nul",
+        "m011_trajectory_tools",
+        "m012_trajectory_steps",
+        "m013_search_backlog",
+        "m015_data_revision",
     }
 )

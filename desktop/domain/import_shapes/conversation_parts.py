@@ -15,6 +15,7 @@ from desktop.domain.conversations import (
     ConversationError,
     decoded,
     first_difference,
+    is_trajectory,
     messages,
     pair_fields,
     to_json,
@@ -32,6 +33,30 @@ BESIDE = ("external_id", "model_a", "model_b", "category", "reference", "source"
 RUBRIC = "pair-v2"
 # A batch of records that hold whole conversations (see ``Shape.batch``).
 BATCH = 500
+
+
+#: What Tiebreak's own preference export (``--format trl`` / ``openai-preference``) writes
+#: beside each record: where its label came from. Read back, ``source`` is that, not the
+#: pair's source text, and a label that was the judge's is no person's verdict.
+PROVENANCE = ("pair", "reviewers", "source")
+#: The sources of such a label that no person gave: the judge's verdict, and one resting
+#: only on the judge's verdicts accepted with Enter.
+NOT_A_PERSON = frozenset({"judge", "accepted"})
+
+
+def provenance_taken(names: Iterable[str]) -> tuple[str, ...]:
+    """The columns of a Tiebreak preference export's provenance among ``names`` (kept
+    as metadata, never read as pair fields), or none where it is no such export."""
+    present = set(names)
+    return PROVENANCE if present.issuperset(PROVENANCE) else ()
+
+
+def persons_label(fields: Mapping[str, Any]) -> bool:
+    """Whether a preference record's label is a person's: not where Tiebreak's own export
+    says it was the judge's (``source`` ``judge`` or ``accepted``)."""
+    if not all(name in fields for name in PROVENANCE):
+        return True
+    return fields.get("source") not in NOT_A_PERSON
 
 
 def beside_columns(
@@ -73,10 +98,12 @@ def compared_fields(
     b: Conversation,
     turn: Any,
     names: Mapping[str, str],
+    tools: Any = None,
 ) -> dict[str, Any]:
-    """The pair fields of two sides compared at ``turn`` (None: the last). ``names`` maps
-    ``conversation_a``, ``conversation_b`` and ``turn`` to the file's own fields, so an
-    error names what the user wrote."""
+    """The pair fields of two sides compared at ``turn`` (None: the last), with the
+    ``tools`` two trajectories were given (a list, or JSON text of one). ``names`` maps
+    ``conversation_a``, ``conversation_b``, ``turn`` and ``tools`` to the file's own
+    fields, so an error names what the user wrote."""
     if turn is not None and type(turn) is not int:
         try:
             turn = int(str(turn))
@@ -86,7 +113,7 @@ def compared_fields(
                 f" got {turn!r}"
             ) from None
     try:
-        return pair_fields(a, b, turn)
+        return pair_fields(a, b, turn, tools)
     except ConversationError as exc:
         column = names.get(exc.field, exc.field)
         raise ImportDataError(f"{where}: field {column!r}: {exc}") from None
@@ -132,3 +159,25 @@ def parting_turn(where: str, a: Conversation, b: Conversation, sides: tuple[str,
             " both have, so there are no two answers to prefer between"
         )
     return turn
+
+
+def compared_turn(
+    where: str, a: Conversation, b: Conversation, sides: tuple[str, str]
+) -> int | None:
+    """``parting_turn`` of a preference record's sides, but two agent runs are compared
+    whole, at their final answers (``conversations.compare``): None, and two runs that are
+    the same are refused."""
+    if is_trajectory(a) or is_trajectory(b):
+        if a == b:
+            raise ImportDataError(
+                f"{where}: field {sides[1]!r}: the same run as {sides[0]!r}, so there are no"
+                " two runs to prefer between"
+            )
+        return None
+    return parting_turn(where, a, b, sides)
+
+
+def given_tools(fields: Mapping[str, Any], column: str | None) -> Any:
+    """A record's tool definitions (a list, or JSON text of one), None where it gives none."""
+    value = fields.get(column) if column else None
+    return None if value in ("", None, []) else value

@@ -1,10 +1,11 @@
 """OpenAI's preference fine-tuning records: ``input.messages`` (the chat so far),
 ``preferred_output`` and ``non_preferred_output`` (each the assistant's message list).
 Each side is the input's messages and one output, compared at the first answer where the
-outputs differ (two that never differ are refused); the rest of ``input`` (``tools``,
-``parallel_tool_calls``) is kept as metadata. Which side is A follows from the two sides'
-content (``conversation_parts.with_oriented``); the preference becomes reviewer
-``openai-preference``'s verdict on ``overall``.
+outputs differ (two that never differ are refused); ``input.tools`` are the pair's tools
+(two agent runs, whose messages and outputs may call tools: compared whole, at the final
+answers), the rest of ``input`` (``parallel_tool_calls``) is kept as metadata. Which side
+is A follows from the two sides' content (``conversation_parts.with_oriented``); the
+preference becomes reviewer ``openai-preference``'s verdict on ``overall``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,10 @@ from desktop.domain.import_shapes.conversation_parts import (
     beside_columns,
     beside_fields,
     compared_fields,
-    parting_turn,
+    compared_turn,
+    given_tools,
+    persons_label,
+    provenance_taken,
     side,
     with_oriented,
 )
@@ -40,9 +44,11 @@ class OpenAiPreference(Shape):
         return "input" in fields and "non_preferred_output" in fields
 
     def columns(self, names: Iterable[str], overrides: Mapping[str, str], where: str) -> Columns:
-        taken = (*_SIDES, "input")
+        names = list(names)
+        own = provenance_taken(names)
+        taken = (*_SIDES, "input", *own)
         by_field = beside_columns(names, overrides, taken)
-        return Columns(by_field, frozenset(by_field.values()) | frozenset(taken))
+        return Columns(by_field, frozenset(by_field.values()) | frozenset(taken) - set(own))
 
     def read(self, where: str, fields: Mapping[str, Any], columns: Columns) -> ShapedRecord:
         given = fields.get("input")
@@ -57,11 +63,16 @@ class OpenAiPreference(Shape):
             if verdict == "A"
             else {"conversation_a": _SIDES[1], "conversation_b": _SIDES[0]}
         )
-        turn = parting_turn(where, preferred, other, _SIDES)
+        turn = compared_turn(where, preferred, other, _SIDES)
         values: dict[str, Any] = beside_fields(where, fields, columns)
-        values.update(compared_fields(where, a, b, turn, {**names, "turn": _SIDES[0]}))
+        tools = given_tools(given, "tools")
+        named = {**names, "turn": _SIDES[0], "tools": "input.tools"}
+        values.update(compared_fields(where, a, b, turn, named, tools))
         metadata = kept(fields, columns.members)
-        rest = {k: v for k, v in given.items() if k != "messages"}
+        taken = ("messages", "tools") if tools is not None else ("messages",)
+        rest = {k: v for k, v in given.items() if k not in taken}
         if rest:
             metadata["input"] = rest
+        if not persons_label(fields):  # the judge's label: kept, no one's verdict
+            return ShapedRecord(values, metadata)
         return ShapedRecord(values, metadata, reviews=(FileVerdict(self.name, verdict),))

@@ -5,7 +5,15 @@ prompt's messages followed by each completion's. Implicit prompt: no ``prompt``,
 first answer where the two sides differ (answers they share before it are context), and a
 record whose sides never differ is refused. Which side is A follows from the two sides'
 content (``conversation_parts.with_oriented``); the preference becomes reviewer ``trl``'s
-verdict on ``overall``.
+verdict on ``overall``. In a CSV, a cell of JSON text that is a list of messages is the
+conversational form.
+
+Tool calling (TRL's dataset formats, "Tool Calling"): the messages may call tools
+(``tool_calls`` of ``{"type": "function", "function": {"name", "arguments": {...}}}``,
+arguments a dict, no id) and carry results (``tool`` messages naming the tool), with the
+tool definitions in a ``tools`` column (a list of JSON schemas, or JSON text of one). Two
+such runs (prompt and each completion, or each whole) are compared whole, at their final
+answers, and keep their tools.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from desktop.domain import numerals
 from desktop.domain.conversations import Conversation, Message
 from desktop.domain.errors import ImportDataError
 from desktop.domain.import_shapes.base import Columns, FileVerdict, Shape, ShapedRecord
@@ -22,7 +31,10 @@ from desktop.domain.import_shapes.conversation_parts import (
     beside_columns,
     beside_fields,
     compared_fields,
-    parting_turn,
+    compared_turn,
+    given_tools,
+    persons_label,
+    provenance_taken,
     side,
     with_oriented,
 )
@@ -45,14 +57,18 @@ class Trl(Shape):
         names = list(names)
         # The prompt, where there is one, under TRL's name or an instruction's.
         prompt = beside_columns(names, overrides, _SIDES, ("instruction",))
-        by_field = beside_columns(names, overrides, (*_SIDES, *prompt.values()))
+        own = provenance_taken(names)
+        taken = (*_SIDES, *prompt.values(), *(t for t in _TOOLS if t in names), *own)
+        by_field = beside_columns(names, overrides, taken)
         by_field.update(prompt)
+        by_field.update({t: t for t in _TOOLS if t in names})
         return Columns(by_field, frozenset(by_field.values()) | frozenset(_SIDES))
 
     def read(self, where: str, fields: Mapping[str, Any], columns: Columns) -> ShapedRecord:
         asked = columns.by_field.get("instruction")
         prompt = fields.get(asked) if asked else None
-        chosen, rejected = (fields.get(n) for n in _SIDES)
+        prompt = _listed(prompt)
+        chosen, rejected = (_listed(fields.get(n)) for n in _SIDES)
         if chosen is None or rejected is None:
             missing = "chosen" if chosen is None else "rejected"
             raise ImportDataError(f"{where}: field {missing!r} is missing")
@@ -70,16 +86,41 @@ class Trl(Shape):
                 start = side(where, prompt, asked or "prompt", encoded=False)
             a_side = start + side(where, chosen, "chosen", encoded=False)
             b_side = start + side(where, rejected, "rejected", encoded=False)
-        # Completions that share their first answer(s) part later: compared there.
-        turn = parting_turn(where, a_side, b_side, _SIDES)
+        # Completions that share their first answer(s) part later: compared there (two
+        # runs of an agent: whole, at their final answers).
+        turn = compared_turn(where, a_side, b_side, _SIDES)
         a, b, preferred = with_oriented(a_side, b_side)
         names = (
             {"conversation_a": "chosen", "conversation_b": "rejected"}
             if preferred == "A"
             else {"conversation_a": "rejected", "conversation_b": "chosen"}
         )
-        plain = Columns.of({f: c for f, c in columns.by_field.items() if f != "instruction"})
+        plain = Columns.of(
+            {f: c for f, c in columns.by_field.items() if f not in ("instruction", *_TOOLS)}
+        )
         values: dict[str, Any] = beside_fields(where, fields, plain)
-        values.update(compared_fields(where, a, b, turn, {**names, "turn": "chosen"}))
+        tools = given_tools(fields, columns.by_field.get("tools"))
+        named = {**names, "turn": "chosen", "tools": "tools"}
+        values.update(compared_fields(where, a, b, turn, named, tools))
         metadata = kept(fields, columns.members)
+        if not persons_label(fields):  # the judge's label: kept, no one's verdict
+            return ShapedRecord(values, metadata)
         return ShapedRecord(values, metadata, reviews=(FileVerdict(self.name, preferred),))
+
+
+_TOOLS = ("tools",)  # the tool definitions, beside the messages (TRL's column)
+
+
+def _listed(value: Any) -> Any:
+    """A CSV cell (text) that is a JSON list of messages, as that list: TRL's
+    conversational form written out as text; any other value as it is. A completion in
+    TRL's standard form is text that is no such list."""
+    if type(value) is not str or not value.lstrip().startswith("[{"):
+        return value
+    try:
+        listed = numerals.loads(value)
+    except ValueError:
+        return value
+    if isinstance(listed, list) and all(isinstance(m, dict) and "role" in m for m in listed):
+        return listed
+    return value

@@ -24,6 +24,7 @@ from desktop.adapters.store.pairs import get_pair
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.chat_formats import format_prompt
 from desktop.domain.errors import TiebreakError
+from desktop.domain.pairs import Pair
 from desktop.domain.profiles import ModelProfile, settings_hash
 from desktop.domain.render import render
 from desktop.domain.requests import (
@@ -107,11 +108,17 @@ class JudgeJob:
         self.orders = (Order.AB, Order.BA) if self.options.swap else (Order.AB,)
 
     def request_for(
-        self, pair_id: int, order: Order, *, stop: Callable[[], bool] | None = None
+        self,
+        pair_id: int,
+        order: Order,
+        *,
+        stop: Callable[[], bool] | None = None,
+        pair: Pair | None = None,
     ) -> ModelRequest:
         """The exact request for one pair in one order (also used for batch files); its
-        rendering ends at once when ``stop()`` turns true (RenderStopped)."""
-        pair = get_pair(self.store, pair_id)
+        rendering ends at once when ``stop()`` turns true (RenderStopped). ``pair``: the
+        pair as just read with others (a lane reads a few at a time), else it is read."""
+        pair = pair if pair is not None and pair.id == pair_id else get_pair(self.store, pair_id)
         if pair is None:
             raise TiebreakError(f"pair #{pair_id} is gone from the project")
         if order is Order.BA:

@@ -7,14 +7,18 @@ concurrency. A lane knows a job only as a ``LaneJob``.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
+from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from desktop.adapters.model_client import Completion, ModelCallError, ModelClient
+from desktop.adapters.store.pairs import get_pairs
 from desktop.adapters.store.project import ProjectStore
-from desktop.adapters.store.results import save_result
+from desktop.adapters.store.results import ResultRow, insert_results, result_row
 from desktop.domain.errors import RubricError, TiebreakError
+from desktop.domain.pairs import Pair
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.render import RenderOverBudget, RenderStopped
 from desktop.domain.requests import ModelRequest
@@ -31,6 +35,8 @@ if TYPE_CHECKING:
 UNREACHABLE_STREAK = 3
 # Times a job starts the built-in server again after it died; the next death stops the job.
 SERVER_RESTARTS = 1
+# Pairs a lane reads in one query, just before it asks about the first of them.
+READ_AHEAD = 32
 
 
 class _Options(Protocol):
@@ -58,7 +64,12 @@ class LaneJob(Protocol):
     def options(self) -> _Options: ...
 
     def request_for(
-        self, pair_id: int, order: Order, *, stop: Callable[[], bool] | None = None
+        self,
+        pair_id: int,
+        order: Order,
+        *,
+        stop: Callable[[], bool] | None = None,
+        pair: Pair | None = None,
     ) -> ModelRequest: ...
 
 
@@ -87,9 +98,17 @@ class LaneRun:
         self.stopped: str | None = None
         self.error_samples: list[str] = []
         self.restarts: list[ServerExit] = []
+        self._waiting: list[_Waiting] = []  # answers not yet committed: see store()
 
     async def execute(self, lanes: list[list[LaneTask]]) -> None:
-        await self.cancellable([_Lane(self, tasks[0].job).execute(tasks) for tasks in lanes])
+        try:
+            await self.cancellable([_Lane(self, t[0].job).execute(t) for t in lanes])
+        except BaseException:
+            self._commit_waiting()  # what came in as the workers were stopped, if it can
+            raise
+        error = self._commit_waiting()  # answers of workers cancelled while they waited
+        if error is not None:
+            raise error
 
     def stop(self, job: LaneJob, reason: str) -> None:
         if self.stopped is None:
@@ -118,9 +137,13 @@ class LaneRun:
         for worker in workers:
             worker.cancel()
 
-    def store(
+    async def store(
         self, job: LaneJob, pair_id: int, order: Order, status: Status, **fields: Any
     ) -> None:
+        """Keep one answer: back once it is committed (and counted), as every answer is.
+        Answers that arrive in the same turn of the loop share one transaction (a group
+        commit): the look at the held file, BEGIN and COMMIT are paid once for all of them
+        instead of once each, and none is counted or reported before its commit."""
         result = JudgeResult(
             pair_id=pair_id,
             rubric_hash=job.key.rubric_hash,
@@ -131,10 +154,42 @@ class LaneRun:
             status=status,
             **fields,
         )
-        save_result(job.store, result)
+        loop = asyncio.get_running_loop()
+        committed = loop.create_future()
+        self._waiting.append(_Waiting(job.store, result_row(result), result, committed))
+        if len(self._waiting) == 1:
+            loop.call_soon(self._commit_waiting)  # after the turn's other answers
+        # A worker cancelled here leaves its answer to the commit, which counts it.
+        await committed
+
+    def _commit_waiting(self) -> Exception | None:
+        """Commit every answer waiting (in the order they came), then count and report
+        each; a failed commit is raised in every worker whose answer it held (and
+        returned, for ``execute`` to raise where no worker waits any more)."""
+        waiting, self._waiting = self._waiting, []
+        if not waiting:
+            return None
+        for store in dict.fromkeys(w.store for w in waiting):  # one store, in a job
+            mine = [w for w in waiting if w.store is store]
+            try:
+                with store.transaction():
+                    insert_results(store.conn, [w.row for w in mine])
+            except Exception as exc:
+                for w in waiting:
+                    if not w.committed.done():
+                        w.committed.set_exception(exc)
+                return exc
+            for w in mine:
+                self._count(w.result)
+                if not w.committed.done():
+                    w.committed.set_result(None)
+        return None
+
+    def _count(self, result: JudgeResult) -> None:
         state = self.state
         state.done += 1
-        state.last_pair = pair_id
+        state.last_pair = result.pair_id
+        status = result.status
         if status is Status.OK:
             state.ok += 1
         elif status is Status.PARSE_FAILURE:
@@ -142,9 +197,18 @@ class LaneRun:
         else:
             state.errors += 1
             if len(self.error_samples) < 5 and result.error:
-                self.error_samples.append(f"pair #{pair_id}: {result.error}")
+                self.error_samples.append(f"pair #{result.pair_id}: {result.error}")
         if self.progress:
             self.progress(state)
+
+
+class _Waiting(NamedTuple):
+    """An answer waiting for the transaction that commits it."""
+
+    store: ProjectStore
+    row: ResultRow
+    result: JudgeResult
+    committed: asyncio.Future[None]
 
 
 class _Lane:
@@ -154,6 +218,8 @@ class _Lane:
     def __init__(self, run: LaneRun, job: LaneJob) -> None:
         self.run, self.job = run, job  # ``job``: any of the lane's (they share a profile)
         self.unreachable_streak = 0
+        self._ahead: dict[int, Pair] = {}  # the pairs next in line, read together
+        self._ahead_store: ProjectStore | None = None  # where they were read
 
     def _client(self, base_url: str) -> ModelClient:
         job = self.job
@@ -178,9 +244,7 @@ class _Lane:
             await run.cancellable([self._preflight(self.client)])
             if run.stopped or run.cancel.is_set():
                 return
-            queue: asyncio.Queue[LaneTask] = asyncio.Queue()
-            for task in tasks:
-                queue.put_nowait(task)
+            queue: deque[LaneTask] = deque(tasks)
             width = min(job.options.concurrency or job.profile.concurrency, len(tasks))
             await run.cancellable([self._worker(queue) for _ in range(width)])
         finally:
@@ -194,23 +258,37 @@ class _Lane:
             if exc.server_unusable:
                 self.run.stop(self.job, str(exc))
 
-    async def _worker(self, queue: asyncio.Queue[LaneTask]) -> None:
+    async def _worker(self, queue: deque[LaneTask]) -> None:
         run = self.run
-        while not queue.empty() and run.stopped is None and not run.cancel.is_set():
-            task = queue.get_nowait()
-            await self._one(task.job, task.pair_id, task.order)
+        while queue and run.stopped is None and not run.cancel.is_set():
+            task = queue.popleft()
+            await self._one(task, queue)
 
-    async def _one(self, job: LaneJob, pair_id: int, order: Order) -> None:
-        run = self.run
+    def _pair(self, task: LaneTask, queue: deque[LaneTask]) -> Pair | None:
+        """The task's pair, from the few read in one query with those next in line (read
+        then, just before the first of them is asked about); None where it is not among
+        them (the job reads it itself, and says so where it is gone)."""
+        store = task.job.store
+        pair = self._ahead.get(task.pair_id) if store is self._ahead_store else None
+        if pair is None:
+            after = itertools.islice(queue, READ_AHEAD - 1)
+            ids = [task.pair_id, *(t.pair_id for t in after if t.job.store is store)]
+            self._ahead, self._ahead_store = get_pairs(store, ids), store
+            pair = self._ahead.get(task.pair_id)
+        return pair
+
+    async def _one(self, task: LaneTask, queue: deque[LaneTask]) -> None:
+        run, job, pair_id, order = self.run, task.job, task.pair_id, task.order
         try:
-            request = job.request_for(pair_id, order, stop=run.cancel.is_set)
+            pair = self._pair(task, queue)
+            request = job.request_for(pair_id, order, stop=run.cancel.is_set, pair=pair)
         except RenderStopped:  # cancelled while rendering: nothing to keep for this pair
             return
         except RenderOverBudget as exc:  # as slow or as big for every pair: stop
             run.stop(job, str(exc))
             return
         except (RubricError, TiebreakError) as exc:
-            run.store(job, pair_id, order, Status.ERROR, error=str(exc))
+            await run.store(job, pair_id, order, Status.ERROR, error=str(exc))
             return
         completion = await self._ask(request)
         if completion is None:
@@ -224,13 +302,13 @@ class _Lane:
                 self.unreachable_streak += 1
                 if self.unreachable_streak >= UNREACHABLE_STREAK:
                     run.stop(job, str(failure))
-            run.store(
+            await run.store(
                 job, pair_id, order, Status.ERROR, error=str(failure), request_hash=request.hash()
             )
             return
         self.unreachable_streak = 0
         read = interpret(job.rubric, order, completion, constrained=job.grammar is not None)
-        run.store(
+        await run.store(
             job,
             pair_id,
             order,

@@ -7,11 +7,11 @@ not known). A CSV export defused formula-like cells with a leading quote, so pai
 matched on the cells exactly as exported, never on a guess at the original text.
 
 A JSONL export carries a conversation pair whole (``turn``, ``conversation_a``,
-``conversation_b``: every message): it is matched on its texts, generators and
-conversations, and a pair the project lacks is added with every message, the same pair
-an import of that file makes. A CSV flattens a conversation's turns into cells it cannot
-be rebuilt from exactly, so a conversation pair the project lacks stops a CSV merge, in
-one line that names the JSONL export instead.
+``conversation_b``: every message; two trajectories' ``tools`` as stored): it is matched
+on its texts, generators, conversations and tools, and a pair the project lacks is added
+with every message, the same pair an import of that file makes. A CSV flattens a
+conversation's turns into cells it cannot be rebuilt from exactly, so a conversation pair
+the project lacks stops a CSV merge, in one line that names the JSONL export instead.
 """
 
 from __future__ import annotations
@@ -132,7 +132,8 @@ class _ExportMerge:
             raise ImportDataError(
                 f"{where}: field {exc.field!r}: {exc}; nothing was merged"
             ) from None
-        talk = compared_fields(where, a, b, fields.get("turn"), _NAMES)
+        tools = fields.get("tools")
+        talk = compared_fields(where, a, b, fields.get("turn"), _NAMES, tools or None)
         for name in REQUIRED:
             if (fields.get(name) or "") != talk[name]:
                 raise ImportDataError(
@@ -188,7 +189,13 @@ class _ExportMerge:
         conversation = None
         if turn is not None:
             conversation = (str(talk["conversation_a"]), str(talk["conversation_b"]), int(turn))
-        return content_key(None, *self._cells(fields), conversation=conversation)
+        tools = talk["tools"]
+        return content_key(
+            None,
+            *self._cells(fields),
+            conversation=conversation,
+            tools=None if tools is None else str(tools),
+        )
 
     def _talk_index(self) -> dict[str, int]:
         """Pairs without an external id, keyed by their texts, generators and
@@ -202,7 +209,7 @@ class _ExportMerge:
                 if turn is not None:
                     conversation = (f.conversation_a, f.conversation_b, turn)
                 texts = (getattr(f, name) for name in IDENTITY_FIELDS)
-                key = content_key(None, *texts, conversation=conversation)
+                key = content_key(None, *texts, conversation=conversation, tools=f.tools)
                 self._by_talks.setdefault(key, pair.id)
         return self._by_talks
 
@@ -325,9 +332,12 @@ class _ExportMerge:
 
 
 def _flattened_conversation(fields: Mapping[str, Any]) -> bool:
-    """A CSV row of a conversation of more than one turn (or with a system message): what
-    its per-turn cells (``conversation_export.csv_columns``) cannot give back exactly."""
+    """A CSV row of a conversation of more than one turn (or with a system message), or of
+    two trajectories (a run in a cell): what its cells (``conversation_export.csv_columns``,
+    ``TRAJECTORY_CSV_COLUMNS``) cannot give back exactly."""
     if str(fields.get("turn") or "1") != "1" or fields.get("system"):
+        return True
+    if fields.get("trajectory_a") or fields.get("trajectory_b"):
         return True
     return any(
         value not in (None, "")

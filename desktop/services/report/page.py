@@ -181,7 +181,7 @@ def _judge(j: JudgeFigures, chart: _Charts, alpha: float) -> dict[str, object]:
     name = shown(stats.judge_model or "no judge yet")
     dims = stats.overall.dimensions
     parts = [
-        {"dimension": shown(d.dimension), "charts": [chart(svg) for svg in d.charts]}
+        {"dimension": shown(d.dimension), "charts": [chart(svg) for svg in d.charts or []]}
         for d in judge_charts(stats, alpha)
     ]
     o = stats.overall
@@ -226,7 +226,7 @@ def _judge(j: JudgeFigures, chart: _Charts, alpha: float) -> dict[str, object]:
 
 def _jury(jury: JuryStats, chart: _Charts) -> dict[str, object]:
     rule = "majority" if jury.combine == "majority" else "mean of their B scores"
-    parts = [chart(svg) for d in jury_charts(jury) for svg in d.charts]
+    parts = [chart(svg) for d in jury_charts(jury) for svg in d.charts or []]
     return {"rule": rule, "jurors": [shown(j) for j in jury.jurors], "charts": parts}
 
 
