@@ -24,9 +24,12 @@ from desktop.services.changes import ANY_PAIR, Change
 from desktop.services.pair_list import FILTERS, STEP_FILTERS, ListRow, ordering
 from desktop.ui.context import WindowContext
 from desktop.ui.enter_field import EnterField
+from desktop.ui.layout_queue import layout_queue
 from desktop.ui.pair_list import COLUMN_WIDTHS, HEADERS, PairListModel
 from desktop.ui.picker_box import PickerBox
 from desktop.ui.shortcuts import Shortcuts
+
+AHEAD_MS = 16  # reading ahead waits a frame: the pair shown is painted first
 
 
 class PairBrowser(QWidget):
@@ -43,7 +46,7 @@ class PairBrowser(QWidget):
         self.search_timer.timeout.connect(self.new_query)
         self.search.textChanged.connect(lambda _: self.search_timer.start())
         self.search.returnPressed.connect(self._search_entered)
-        self.ahead_timer = QTimer(self, singleShot=True, interval=1)  # a turn after the key's
+        self.ahead_timer = QTimer(self, singleShot=True, interval=AHEAD_MS)
         self.ahead_timer.timeout.connect(self._read_ahead)
         self.search.escaped.connect(self.focus)
         self.goto = EnterField()  # Ctrl+G: a pair by its # or its id
@@ -369,7 +372,11 @@ class PairBrowser(QWidget):
         self.ahead_timer.start()
 
     def _read_ahead(self) -> None:
-        """The rows J and K go to from the one shown, read once the key's turn is over."""
+        """The rows J and K go to from the one shown, read once the pair shown is laid out
+        (its long texts go through the layout queue: reading ahead first would delay them)."""
+        if not layout_queue().idle():
+            self.ahead_timer.start()
+            return
         row = self.table.currentIndex().row()
         near = [self.model.row_at(row + step) for step in (1, -1)]
         if self.isEnabled():
