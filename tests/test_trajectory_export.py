@@ -453,6 +453,31 @@ def test_numbers_in_arguments_stay_as_written() -> None:
     assert numerals.to_json(flat(to_trl(side))[1]).count("3.50") == 1
 
 
+def test_digits_of_openai_arguments_reach_the_trl_and_csv_exports(tmp_path: Path) -> None:
+    """OpenAI's arguments are JSON text; TRL wants a dict and the CSV a readable line, and
+    both keep the numbers as that text wrote them (found by a new user: 1.50 came out as
+    1.5, and 21 digits as the nearest float)."""
+    digits = '{\\"location\\": \\"Paris\\", \\"days\\": 1.50, \\"pi\\": 3.14159265358979323846}'
+    row = {"id": "digits", "messages_a": openai_run("Sunny."), "messages_b": openai_run("Rain.")}
+    text = json.dumps(row).replace(json.dumps(json.dumps({"location": "Paris, France"}))[1:-1],
+                                   digits)  # fmt: skip
+    assert digits in text
+    (tmp_path / "runs.jsonl").write_text(text + "\n", encoding="utf-8")
+    project = new_project(tmp_path)
+    ok("import", project, tmp_path / "runs.jsonl")
+    with open_project(project) as store:
+        pair = find_pair(store, "digits")
+        override(store, pair, rubric="trajectory", dimension="overall", verdict=Verdict.A,
+                 reviewer="ann")  # fmt: skip
+    ok("export", project, tmp_path / "out.trl.jsonl", "--format", "trl", "--rubric", "trajectory")
+    ok("export", project, tmp_path / "out.csv", "--rubric", "trajectory")
+    trl = (tmp_path / "out.trl.jsonl").read_text(encoding="utf-8")
+    assert '{"location": "Paris", "days": 1.50, "pi": 3.14159265358979323846}' in trl
+    cells = next(csv.DictReader((tmp_path / "out.csv").open(encoding="utf-8")))
+    for side in ("trajectory_a", "trajectory_b"):
+        assert '"days": 1.50, "pi": 3.14159265358979323846' in cells[side]
+
+
 def test_tool_definitions_convert_both_ways() -> None:
     as_openai = tools_as_openai(ANTHROPIC_TOOLS)
     assert as_openai == [

@@ -164,7 +164,7 @@ def read_side(side: Sequence[Mapping[str, Any]]) -> list[_Read]:
             _Call(
                 link.call_id(c.id, c.name),
                 c.name,
-                c.arguments,
+                _as_written(c.arguments, texts[k] if k < len(texts) else None),
                 texts[k] if k < len(texts) else None,
                 c.id is not None,
             )
@@ -190,6 +190,13 @@ def read_side(side: Sequence[Mapping[str, Any]]) -> list[_Read]:
         left = None if message.get("role") == "tool" else _left_content(message)
         out.append(_Read(role, left, calls, tuple(results), own))
     return out
+
+
+def _as_written(arguments: Any, text: str | None) -> Any:
+    """A call's arguments with their numbers as the file wrote them: those OpenAI's form
+    gave as JSON text read from it again (``step`` reads them as Python does, 1.50 as
+    1.5), so TRL's dict and a CSV cell keep every digit."""
+    return numerals.loads(text) if text is not None else arguments
 
 
 def _openai_call(call: _Call) -> dict[str, Any]:
