@@ -160,15 +160,16 @@ def read_side(side: Sequence[Mapping[str, Any]]) -> list[_Read]:
     out: list[_Read] = []
     for message, s in zip(side, steps, strict=True):
         texts = _given_arguments(message)
+        texts += [None] * (len(s.calls) - len(texts))  # (a call its message gave no text for)
         calls = tuple(
             _Call(
                 link.call_id(c.id, c.name),
                 c.name,
-                _as_written(c.arguments, texts[k] if k < len(texts) else None),
-                texts[k] if k < len(texts) else None,
+                _arguments_as_written(c.arguments, text),
+                text,
                 c.id is not None,
             )
-            for k, c in enumerate(s.calls)
+            for c, text in zip(s.calls, texts, strict=False)  # (texts may hold more)
         )
         results = []
         for k, r in enumerate(s.results):
@@ -192,7 +193,7 @@ def read_side(side: Sequence[Mapping[str, Any]]) -> list[_Read]:
     return out
 
 
-def _as_written(arguments: Any, text: str | None) -> Any:
+def _arguments_as_written(arguments: Any, text: str | None) -> Any:
     """A call's arguments with their numbers as the file wrote them: those OpenAI's form
     gave as JSON text read from it again (``step`` reads them as Python does, 1.50 as
     1.5), so TRL's dict and a CSV cell keep every digit."""
