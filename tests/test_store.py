@@ -47,6 +47,7 @@ def test_new_project_is_wal_and_versioned(tmp_path: Path) -> None:
             "m012_trajectory_steps",
             "m013_search_backlog",
             "m015_data_revision",
+            "m016_answer_measures",
         ]
 
 

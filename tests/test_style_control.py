@@ -258,14 +258,14 @@ def test_answers_counted_once_give_the_same_style_ratings_again(tmp_path) -> Non
     """The second fit in one process (the dock following a verdict, a report's next judge)
     reads each answer's counts from what was counted, and rates the same."""
     from desktop.adapters.store import open_project
-    from desktop.services import ratings
+    from desktop.services import answer_measuring, ratings
 
     path, _ = styled_project(tmp_path)
-    ratings._COUNTED.clear()
+    answer_measuring._COUNTED.clear()
     with open_project(path, readonly=True) as store:
         first = ratings.rate_generators(store, rounds=0, style_control=True)
-        counted = sum(len(kept) for kept in ratings._COUNTED.values())
+        counted = sum(len(kept) for kept in answer_measuring._COUNTED.values())
         again = ratings.rate_generators(store, rounds=0, style_control=True)
-        assert sum(len(kept) for kept in ratings._COUNTED.values()) == counted > 0
+        assert sum(len(kept) for kept in answer_measuring._COUNTED.values()) == counted > 0
     assert [r.style for r in again] == [r.style for r in first]
     assert first[0].style is not None

@@ -59,10 +59,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
     p = sub.add_parser(
         "index",
-        help="build the search index for the pairs a large import left out of it",
+        help="build the search index for the pairs a large import left out of it, and"
+        " measure their answers for the figures",
         description="A large import returns before its pairs are in the search index (the"
-        " search reads them whole meanwhile, and finds every match) and builds it in a"
-        " process of its own; this builds what is left of it now, a chunk a transaction.",
+        " search reads them whole meanwhile, and finds every match) and before their answers"
+        " are measured for the figures (lengths, lists, tokens, markdown; a figure measures"
+        " what it needs meanwhile), and does both in a process of its own; this does what is"
+        " left of it now, a chunk a transaction.",
     )
     p.add_argument("project", type=Path)
     p.add_argument("--quiet", action="store_true", help="say nothing")
@@ -147,8 +150,9 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def _index_later(project: Path, unindexed: int) -> None:
-    """The pairs the import left out of the search index go into it in a process of its
-    own: this one returns now, and the search finds them meanwhile."""
+    """The pairs the import left out of the search index go into it, and their answers are
+    measured for the figures, in a process of its own: this one returns now, and the
+    search and the figures read the pairs whole meanwhile."""
     if not unindexed:
         return
     from desktop.services.search_indexing import index_in_background
@@ -159,12 +163,17 @@ def _index_later(project: Path, unindexed: int) -> None:
 
 def cmd_index(args: argparse.Namespace) -> int:
     from desktop.adapters.store import open_project
+    from desktop.services.answer_measuring import measure_backlog
     from desktop.services.search_indexing import index_backlog
 
     with open_project(args.project) as store:
         indexed = index_backlog(store)
+        measured = measure_backlog(store)
     if not args.quiet:
-        say(f"{args.project}: {indexed:,} pairs added to the search index")
+        say(
+            f"{args.project}: {indexed:,} pairs added to the search index,"
+            f" {measured:,} pairs' answers measured"
+        )
     return 0
 
 

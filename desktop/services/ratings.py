@@ -26,18 +26,17 @@ from desktop.domain.errors import TiebreakError
 from desktop.domain.head_to_head import b_score
 from desktop.domain.judge_policy import policy_for
 from desktop.domain.limits import MAX_ROUNDS, SQLITE_MAX
-from desktop.domain.pair_record import PairRecord
 from desktop.domain.pair_view import PairView
 from desktop.services.figure_formats import DASH, count
 from desktop.services.figures import Column
 from desktop.services.rubric_choice import Judge, dimensions_of, pick_judge, require_rubric
 
 if TYPE_CHECKING:  # numpy loads when ratings are first computed
+    from desktop.domain.answer_measures import Style
     from desktop.domain.ratings import Ratings
 
 HUMANS = "reviewers"
 _COLUMNS = ("id", "model_a", "model_b")
-_STYLE_COLUMNS = (*_COLUMNS, "response_a", "response_b")
 
 
 @dataclass(frozen=True)
@@ -146,11 +145,9 @@ def _rubric_ratings(
     policy = None if humans else policy_for(pick_judge(store, rubric, judge_model))
     source = HUMANS if policy is None else (policy.name or DASH)
     battles: dict[str, tuple[list[str], list[str], list[float]]] = {d: ([], [], []) for d in dims}
-    styles: dict[str, list[tuple[Style, Style]]] = {d: [] for d in dims}
+    styled: dict[str, list[int]] = {d: [] for d in dims}  # each battle's pair, for its style
     left_out = dict.fromkeys(dims, 0)
-    columns = _STYLE_COLUMNS if fit.style_control else _COLUMNS
-    query = PairQuery(rubric, () if policy is None else policy.judges, columns, reviews=humans)
-    counter = _Styler() if fit.style_control else None
+    query = PairQuery(rubric, () if policy is None else policy.judges, _COLUMNS, reviews=humans)
     for record in read_pairs(store, query):
         view = PairView(record, policy, accepted=False)  # accepts agree with the judge
         if humans and view.broken:
@@ -172,61 +169,24 @@ def _rubric_ratings(
                 side_a.append(str(a))
                 side_b.append(str(b))
                 values.append(score)
-                if counter is not None:
-                    styles[dim].append(counter.of(record))
+                styled[dim].append(record.id)
     fitted = [_fitted(rubric, dim, source, battles[dim], left_out[dim], fit) for dim in dims]
-    if counter is None:
+    if not fit.style_control:
         return fitted
+    from desktop.services.answer_measuring import Measurer, styles_of
+
+    measurer = Measurer()
+    styles = styles_of(store, {i for ids in styled.values() for i in ids}, measurer)
     return [
-        _with_style(r, battles[dim], styles[dim], counter.tokenizer, fit)
+        _with_style(
+            r,
+            battles[dim],
+            [styles[i] for i in styled[dim]],
+            measurer.tokenizer,
+            fit,
+        )
         for r, dim in zip(fitted, dims, strict=True)
     ]
-
-
-Style = tuple[int, int, int, int]
-
-
-#: Style counts of answers already counted, by tokenizer and the hash of the answer's
-#: text: tokenizing takes 0.4 ms an answer, 60% of the Figures dock's time, and the same
-#: answers are counted for the judge's ratings and the reviewers', for each judge of a
-#: report, and again each time the dock follows a verdict (in its process, kept between
-#: requests). A 64-bit hash: two answers alike in it among a million are once in 10^7.
-_COUNTED: dict[str, dict[int, Style]] = {}
-KEEP_COUNTS = 1_000_000  # answers whose counts are kept; past it, they start again
-
-
-class _Styler:
-    """Each pair's two answers' style counts, once per pair (a pair's dimensions and
-    reviewers share them) and once per answer's text while the process runs."""
-
-    def __init__(self) -> None:
-        from desktop.adapters.tokenizer import token_counter
-
-        self.tokenizer, self._tokens = token_counter()
-        self._done: dict[int, tuple[Style, Style]] = {}
-        self._counted = _COUNTED.setdefault(self.tokenizer, {})
-
-    def of(self, record: PairRecord) -> tuple[Style, Style]:
-        found = self._done.get(record.id)
-        if found is None:
-            found = (
-                self._style(str(record.fields.response_a or "")),
-                self._style(str(record.fields.response_b or "")),
-            )
-            self._done = {record.id: found}  # pairs come one at a time
-        return found
-
-    def _style(self, answer: str) -> Style:
-        from desktop.domain.style_features import answer_style
-
-        key = hash(answer)
-        style = self._counted.get(key)
-        if style is None:
-            style = answer_style(answer, self._tokens)
-            if len(self._counted) >= KEEP_COUNTS:
-                self._counted.clear()
-            self._counted[key] = style
-        return style
 
 
 def _with_style(

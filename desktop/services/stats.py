@@ -290,17 +290,10 @@ def rubric_stats(
 
 def _answers(store: ProjectStore, wanted: set[int]) -> dict[int, tuple[Answer, Answer]]:
     """Each pair's two answers as the bias figures measure them (length, a list), for the
-    pairs a fit names (``answer_ids``): one more pass, over the responses' text."""
-    from desktop.domain.judge_biases import answer
+    pairs a fit names (``answer_ids``): kept at import, else measured from the texts."""
+    from desktop.services.answer_measuring import answers_of
 
-    out: dict[int, tuple[Answer, Answer]] = {}
-    if not wanted:
-        return out
-    query = PairQuery(None, (), ("id", "response_a", "response_b"), reviews=False)
-    for record in read_pairs(store, query):
-        if record.id in wanted:
-            out[record.id] = (answer(record.fields.response_a), answer(record.fields.response_b))
-    return out
+    return answers_of(store, wanted)
 
 
 def _only(names: set[str | None]) -> str | None:

@@ -10,6 +10,8 @@ One window, offscreen, the first pair painted; then P pressed, as a reviewer wou
   they were computed (a 5 ms timer's gaps), i.e. whether the window kept answering;
 - ``reopened_charts_ms`` / ``reopened_gui_max_gap_ms``: P to close the dock and P to open
   it again, the project unchanged: the figures kept (target 100 ms);
+- ``unmeasured``: the charts' seconds and longest gap on the same project before its
+  answers were measured (``services/answer_measuring.py``; `tiebreak index` measures them);
 - the reference, measured in the same run: `tiebreak stats --json` on the same project in
   a child process, the same figures as text (start-up included).
 Prints one JSON object; never fails on a time.
@@ -24,7 +26,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -124,27 +129,56 @@ def measure(project: Path) -> dict[str, float | int]:
     }
 
 
+def _window(project: Path) -> dict[str, float | int]:
+    """``measure`` in a process of its own: each project's dock starts as a reviewer's
+    would, with no figures or counts kept from the other's."""
+    done = subprocess.run(
+        [sys.executable, __file__, "--window", str(project)],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    figures: dict[str, float | int] = json.loads(done.stdout)
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
     from tests.bench.bench_stats_figures import build, timed
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="5,000 pairs (CI)")
     parser.add_argument("--pairs", type=int, default=100_000, help="pairs (a fifth reviewed)")
+    parser.add_argument("--window", type=Path, help=argparse.SUPPRESS)  # one dock, as JSON
     args = parser.parse_args(argv)
+    if args.window is not None:
+        print(json.dumps(measure(args.window)))
+        return 0
     n, human = (5000, 1000) if args.quick else (args.pairs, args.pairs // 5)
     with tempfile.TemporaryDirectory(prefix="bench-figures-") as tmp:
         project = Path(tmp) / "p.tiebreak"
         print(f"building {n:,} pairs, {human:,} human verdicts…", file=sys.stderr)
-        build(REPO, project, n, human)
+        build(REPO, project, n, human)  # measured, as after `tiebreak index`
+        unmeasured = Path(tmp) / "unmeasured.tiebreak"
+        shutil.copy(project, unmeasured)
+        conn = sqlite3.connect(unmeasured)
+        with conn:
+            conn.execute("DELETE FROM answer_measures")
+        conn.close()
         timed(REPO, ["stats", str(project), "--json"], Path(tmp) / "warm.json")
         stats_wall, stats_cpu = timed(REPO, ["stats", str(project), "--json"], Path(tmp) / "s.json")
-        figures = measure(project)
+        figures = _window(project)
+        before = _window(unmeasured)
     print(
         json.dumps(
             {
                 "pairs": n,
                 "human_verdicts": human,
                 **figures,
+                # The same project before its answers were measured (a project of an older
+                # release, or one opened before `tiebreak index` has finished after a large
+                # import): the dock measures every answer first.
+                "unmeasured": {k: before[k] for k in ("charts_s", "gui_max_gap_ms")},
                 "target_open_ms": TARGET_MS,
                 "target_charts_s": 2.0 if n <= 100_000 else 20.0,
                 "target_gui_max_gap_ms": 100,

@@ -423,6 +423,30 @@ def m015_data_revision(db: Database) -> None:
             )
 
 
+@migrations()
+def m016_answer_measures(db: Database) -> None:
+    """Each pair's answers measured once and kept (``answer_measures``): their lengths, list
+    marks and style counts, so the figures read a few integers a pair instead of every
+    answer's text again. A pair without a row is measured when a figure needs it; a pair
+    deleted, or its answers changed, loses its row. Measures follow from the answers alone,
+    so they move no figure and are not counted by m015's revision."""
+    from desktop.adapters.store.answer_measures import COLUMNS
+
+    db.execute(
+        "CREATE TABLE answer_measures (pair_id INTEGER PRIMARY KEY, tokenizer TEXT NOT NULL, "
+        + ", ".join(f"{c} INTEGER NOT NULL" for c in COLUMNS)
+        + ")"
+    )
+    db.execute(
+        "CREATE TRIGGER pairs_measures_delete BEFORE DELETE ON pairs BEGIN"
+        " DELETE FROM answer_measures WHERE pair_id = old.id; END"
+    )
+    db.execute(
+        "CREATE TRIGGER pairs_measures_update AFTER UPDATE OF response_a, response_b ON pairs"
+        " BEGIN DELETE FROM answer_measures WHERE pair_id = old.id; END"
+    )
+
+
 def known_migrations() -> frozenset[str]:
     """Names of every migration this release knows; a file with others is from a newer one."""
     return frozenset(

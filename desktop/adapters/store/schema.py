@@ -21,5 +21,6 @@ MIGRATION_NAMES = frozenset(
         "m012_trajectory_steps",
         "m013_search_backlog",
         "m015_data_revision",
+        "m016_answer_measures",
     }
 )
