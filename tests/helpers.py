@@ -13,10 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from desktop.adapters.store import open_project
+from desktop.adapters.store.pairs import PairRow, new_row
 from desktop.adapters.store.project import ProjectStore
+from desktop.adapters.store.results import insert_results, result_row
 from desktop.domain.conversations import Message as ChatMessage
-from desktop.domain.pairs import Pair
+from desktop.domain.conversations import to_json
+from desktop.domain.pairs import STORED_FIELDS, Pair
 from desktop.domain.render import sample_pair
+from desktop.domain.results import JudgeResult
 from desktop.domain.rubric import AnswerFormat, AnswerKind, Message, Rubric
 
 
@@ -29,6 +33,22 @@ def tiebreak(*args: str | Path, cwd: Path | None = None) -> subprocess.Completed
         cwd=cwd,
         timeout=120,
     )
+
+
+def pair_row(pair: Pair) -> PairRow:
+    """A pair as a prepared pairs row (for ``insert_rows``), keyed as an import keys it."""
+    metadata = json.dumps(pair.metadata, ensure_ascii=False) if pair.metadata else None
+    fields: dict[str, str | int | None] = {f: getattr(pair, f) for f in STORED_FIELDS}
+    if pair.conversation_a is not None and pair.conversation_b is not None:
+        fields["conversation_a"] = to_json(pair.conversation_a)
+        fields["conversation_b"] = to_json(pair.conversation_b)
+    return new_row(fields, metadata)
+
+
+def save_result(store: ProjectStore, result: JudgeResult) -> None:
+    """One judge's answer written into a project, as a job writes it."""
+    with store.transaction():
+        insert_results(store.conn, [result_row(result)])
 
 
 def new_project(tmp_path: Path, name: str = "p.tiebreak") -> Path:

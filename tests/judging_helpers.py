@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from desktop.adapters.store import open_project
-from desktop.adapters.store.pairs import insert_rows, pair_row
+from desktop.adapters.store.pairs import insert_rows
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.pairs import Pair
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.rubric import AnswerFormat, AnswerKind, Decoding, Message, Rubric
 from desktop.services.judging import JobOptions, JudgeJob
-from tests.helpers import new_project
+from tests.helpers import new_project, pair_row
 from tests.openai_server import GENERATION_PATHS, OpenAIServer, RecordedRequest
 
 MODEL = "test-model"

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from desktop.adapters.store.pairs import find_pair
 from desktop.adapters.store.project import ProjectStore
-from desktop.adapters.store.results import save_result
 from desktop.adapters.store.rubrics import record_rubric
 from desktop.domain.results import JudgeResult, Order, Status
 from desktop.domain.verdicts import Verdict
 from desktop.services.overrides import override
+from tests.helpers import save_result
 
 
 def add_rubric(store: ProjectStore, name: str, dims: tuple[str, ...]) -> None:

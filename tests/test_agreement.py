@@ -100,17 +100,8 @@ def test_leave_one_out_is_the_expectation_of_hrefs_random_tie_break() -> None:
     ) == pytest.approx(outer / draws / 40, abs=0.01)
 
 
-def test_win_rate_and_length_preference_by_hand() -> None:
+def test_win_rate_by_hand() -> None:
     assert ag.win_rate(3, 1, 2) == pytest.approx(4 / 6)
-    items = [
-        (A, 10, 5),  # longer
-        (B, 10, 5),  # shorter
-        (B, 3, 9),  # longer
-        (T, 3, 9),  # a tie says nothing
-        (A, 4, 4),  # equal lengths say nothing
-    ]
-    assert ag.longer_preference(items) == (pytest.approx(2 / 3), 3)
-    assert ag.longer_preference([]) == (None, 0)
 
 
 def test_bootstrap_interval() -> None:

@@ -12,7 +12,7 @@ from sqlite_utils import Database
 
 from desktop.adapters.store import open_project
 from desktop.adapters.store.migrations import migrations
-from desktop.adapters.store.pairs import get_pair, insert_rows, pair_row
+from desktop.adapters.store.pairs import get_pair, insert_rows
 from desktop.adapters.store.schema import APPLICATION_ID
 from desktop.domain.conversations import (
     ConversationError,
@@ -27,7 +27,7 @@ from desktop.domain.conversations import (
 )
 from desktop.domain.pairs import Pair
 from desktop.services.importing import import_file
-from tests.helpers import new_project, table_digest, write_jsonl
+from tests.helpers import new_project, pair_row, table_digest, write_jsonl
 
 U1, U2 = Message("user", "Name a prime."), Message("user", "And one more?")
 A1, B1 = Message("assistant", "7"), Message("assistant", "Eleven.")

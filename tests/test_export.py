@@ -15,14 +15,13 @@ from hypothesis import strategies as st
 from desktop.adapters.formats.cells import FormulaGuard, safe_cell
 from desktop.adapters.store import open_project
 from desktop.adapters.store.human_verdicts import add_verdict
-from desktop.adapters.store.results import save_result
 from desktop.adapters.store.rubrics import record_rubric
 from desktop.domain.errors import TiebreakError
 from desktop.domain.results import JudgeResult, Order, Status
 from desktop.domain.verdicts import Verdict
 from desktop.services.exporting import ExportReport, export_project
 from desktop.services.importing import import_file
-from tests.helpers import new_project, write_jsonl
+from tests.helpers import new_project, save_result, write_jsonl
 
 DIMS = ("precision", "overall")
 

@@ -303,9 +303,9 @@ def test_resamples_drawn_in_blocks_are_the_same_draws(monkeypatch: pytest.Monkey
     """The paired bootstrap draws its resamples a block at a time (its memory does not grow
     with rounds x pairs); however the rounds are cut, the counts, and so the table, are the
     same, and every round still draws n pairs."""
-    whole = js.resample_counts(1000, 50, seed=7)
+    whole = np.concatenate(list(js._resample_blocks(1000, 50, seed=7)))
     monkeypatch.setattr(js, "_BLOCK_CELLS", 3000)  # three rounds a block
-    cut = js.resample_counts(1000, 50, seed=7)
+    cut = np.concatenate(list(js._resample_blocks(1000, 50, seed=7)))
     assert cut.shape == (50, 1000) and np.array_equal(whole, cut)
     assert set(cut.sum(axis=1)) == {1000.0}
 

@@ -21,8 +21,9 @@ from typing import Any
 import pytest
 
 from desktop.adapters.store import open_project
-from desktop.adapters.store.pairs import insert_rows, pair_row
+from desktop.adapters.store.pairs import insert_rows
 from desktop.domain.pairs import Pair
+from tests.helpers import pair_row
 from tests.openai_server import GENERATION_PATHS, OpenAIServer
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs SIGKILL")

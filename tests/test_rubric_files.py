@@ -4,7 +4,6 @@ rubric survives dump and load unchanged. Also the catalog of built-in and user r
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 import tomllib
 from pathlib import Path
@@ -14,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from desktop import resources
-from desktop.adapters.rubric_files import dump_rubric, load_rubric, rubric_from_text, save_rubric
+from desktop.adapters.rubric_files import dump_rubric, load_rubric, rubric_from_text
 from desktop.adapters.store import open_project
 from desktop.domain.errors import RubricError
 from desktop.domain.rubric import ONE_VERDICT, AnswerFormat, AnswerKind, Decoding, Message, Rubric
@@ -183,21 +182,6 @@ def test_windows_line_breaks_survive_a_round_trip() -> None:
     assert rubric_from_text(dump_rubric(rubric), origin="dumped") == rubric
     unix = dataclasses.replace(rubric, description="one\ntwo", messages=(Message("user", "?"),))
     assert '"""\none\ntwo"""' in dump_rubric(unix)  # a rubric without them stays readable
-
-
-def test_save_is_atomic_and_loads_back(tmp_path: Path) -> None:
-    rubric = load_rubric(prompts_dir() / "href-four.toml")
-    target = tmp_path / "copy.toml"
-    target.write_text("old", encoding="utf-8")
-    save_rubric(rubric, target)
-    assert load_rubric(target) == rubric
-    assert os.listdir(tmp_path) == ["copy.toml"]  # no temporary file left behind
-
-
-def test_save_into_a_missing_folder_is_one_line(tmp_path: Path) -> None:
-    rubric = load_rubric(prompts_dir() / "href-four.toml")
-    with pytest.raises(RubricError, match="no such folder"):
-        save_rubric(rubric, tmp_path / "nope" / "x.toml")
 
 
 def test_a_good_user_file(tmp_path: Path) -> None:

@@ -21,10 +21,8 @@ from desktop.domain.conversations import messages
 from desktop.domain.trajectory import step
 from desktop.domain.trajectory_formats import (
     flat,
-    to_anthropic,
     to_openai,
     to_trl,
-    tools_as_anthropic,
     tools_as_openai,
 )
 from desktop.domain.verdicts import Verdict
@@ -401,22 +399,14 @@ RUNS = {
 
 
 @pytest.mark.parametrize("name", list(RUNS))
-@pytest.mark.parametrize(
-    "path", [("trl", "openai"), ("anthropic", "openai"), ("trl", "anthropic", "trl", "openai")]
-)
+@pytest.mark.parametrize("path", [("trl", "openai"), ("openai", "trl", "openai")])
 def test_round_trips_keep_every_call_id_argument_and_result(
     name: str, path: tuple[str, ...]
 ) -> None:
     side = _side(RUNS[name])
     want = _what(flat(to_openai(side)))
     for form in path:
-        if form == "anthropic":
-            system, per_message = to_anthropic(side)
-            side = flat(per_message)
-            if system is not None:
-                side = [{"role": "system", "content": system}, *side]
-        else:
-            side = flat(to_trl(side) if form == "trl" else to_openai(side))
+        side = flat(to_trl(side) if form == "trl" else to_openai(side))
     assert _what(side) == want
     messages(side)  # still one run: every result answers a call made before it
 
@@ -478,7 +468,7 @@ def test_digits_of_openai_arguments_reach_the_trl_and_csv_exports(tmp_path: Path
         assert '"days": 1.50, "pi": 3.14159265358979323846' in cells[side]
 
 
-def test_tool_definitions_convert_both_ways() -> None:
+def test_tool_definitions_convert_to_openai_s_form() -> None:
     as_openai = tools_as_openai(ANTHROPIC_TOOLS)
     assert as_openai == [
         {
@@ -490,8 +480,9 @@ def test_tool_definitions_convert_both_ways() -> None:
             },
         }
     ]
-    assert tools_as_anthropic(as_openai) == ANTHROPIC_TOOLS
-    assert tools_as_openai(tools_as_anthropic(OPENAI_TOOLS)) == OPENAI_TOOLS  # strict kept
+    assert tools_as_openai(as_openai) == as_openai  # OpenAI's already, as it is
+    strict = tools_as_openai([{**ANTHROPIC_TOOLS[0], "strict": True}])
+    assert strict[0]["function"]["strict"] is True  # a member of its own carried across
     assert tools_as_openai(TRL_TOOLS) == TRL_TOOLS
 
 

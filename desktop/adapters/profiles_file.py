@@ -53,12 +53,3 @@ def save_profile(profile: ModelProfile) -> None:
     else:
         section[profile.name] = profile.to_dict()
     write_toml(path, data)
-
-
-def delete_profile(name: str) -> None:
-    path = profiles_path()
-    data = read_toml(path)
-    if name not in data.get("profiles", {}):
-        raise TiebreakError(f"no saved model profile {name!r}")
-    del data["profiles"][name]
-    write_toml(path, data)

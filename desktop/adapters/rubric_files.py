@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.adapters.file_kinds import refuse_special
-from desktop.adapters.formats.atomic import atomic_text_file
-from desktop.domain.errors import RubricError, TiebreakError
+from desktop.domain.errors import RubricError
 from desktop.domain.rubric import AnswerFormat, AnswerKind, Decoding, Message, Rubric
 
 ROLES = ("system", "user", "assistant")
@@ -111,15 +110,6 @@ def dump_rubric(rubric: Rubric) -> str:
     # A multi-line string keeps only "\n" line breaks (tomli_w writes "\r\n" as one), so a
     # rubric that would not come back the same is written with escapes instead.
     return readable if tomllib.loads(readable) == tomllib.loads(escaped) else escaped
-
-
-def save_rubric(rubric: Rubric, path: Path | str) -> None:
-    """Write a rubric file atomically: a crash leaves the old file or the whole new one."""
-    try:
-        with atomic_text_file(Path(path), newline="\n") as fh:
-            fh.write(dump_rubric(rubric))
-    except TiebreakError as exc:
-        raise RubricError(str(exc)) from None
 
 
 # ---- key checks ---------------------------------------------------------------------------

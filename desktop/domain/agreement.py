@@ -217,16 +217,3 @@ def win_rate(a: int, b: int, tie: int) -> float | None:
     """The share of pairs A wins, a tie counting half."""
     n = a + b + tie
     return (a + 0.5 * tie) / n if n else None
-
-
-def longer_preference(items: Iterable[tuple[Verdict, int, int]]) -> tuple[float | None, int]:
-    """(share of decisive verdicts that chose the longer response, verdicts counted), over
-    (verdict, length of A, length of B); ties and equal lengths say nothing and are left
-    out. 0.5 is no preference for length."""
-    longer = n = 0
-    for verdict, len_a, len_b in items:
-        if verdict == Verdict.TIE or len_a == len_b:
-            continue
-        n += 1
-        longer += (verdict == Verdict.A) == (len_a > len_b)
-    return (longer / n if n else None), n

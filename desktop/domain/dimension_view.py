@@ -8,7 +8,7 @@ import functools
 from collections.abc import Collection
 from typing import NamedTuple
 
-from desktop.domain.verdicts import Verdict, final_verdict
+from desktop.domain.verdicts import Verdict
 
 # A pair judged in both orders has the worse of the two statuses.
 _WORST_FIRST = ("error", "parse-failure", "ok")
@@ -68,12 +68,6 @@ def judge_view(
     if backward_conf is None:
         return judge_verdict((forward, forward_conf, True))
     return judge_verdict((forward, sum((forward_conf, backward_conf)) / 2, True))
-
-
-def dimension_view(
-    judge: Verdict | None, confidence: float | None, consistent: bool | None, human: Verdict | None
-) -> DimensionView:
-    return DimensionView(judge, confidence, consistent, human, final_verdict(judge, human))
 
 
 def worst_status(states: Collection[str | None]) -> str:

@@ -101,10 +101,3 @@ class HeadToHeadCounter:
             n_total=n,
             discrete_win_rate=(wins + 0.5 * draws) / n * 100,
         )
-
-
-def head_to_head(preferences: list[float]) -> HeadToHead:
-    counter = HeadToHeadCounter()
-    for preference in preferences:
-        counter.add(preference)
-    return counter.finish()

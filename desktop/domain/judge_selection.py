@@ -218,11 +218,6 @@ def _estimate(point: float, samples: Floats, alpha: float) -> Estimate:
 _BLOCK_CELLS = 4_000_000
 
 
-def resample_counts(n: int, rounds: int, seed: int) -> npt.NDArray[np.float32]:
-    """How often each pair is drawn in each resample: shape (rounds, n), shared by all rows."""
-    return np.concatenate(list(_resample_blocks(n, rounds, seed)), axis=0)
-
-
 def _resample_blocks(n: int, rounds: int, seed: int) -> Iterator[npt.NDArray[np.float32]]:
     """``resample_counts`` a block of rounds at a time, from one generator: the same counts
     however the rounds are cut (a test holds it)."""

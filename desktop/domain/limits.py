@@ -34,10 +34,5 @@ MAX_THREADS = 1_024
 MAX_RATING = 1e6
 
 
-def in_sqlite_range(value: int) -> bool:
-    """Whether SQLite can store or compare ``value`` as an integer."""
-    return -SQLITE_MAX - 1 <= value <= SQLITE_MAX
-
-
 #: Dollars per million tokens: far above any model's price, short of a typo's 1e300.
 MAX_PRICE = 1_000_000.0

@@ -98,12 +98,6 @@ class PairView:
         """The label's verdict (None: none, or a dispute), as the export's ``<dim>_human``."""
         return self.label(dimension).verdict if self.record.reviews else None
 
-    def human_given(self, dimension: str) -> ReviewerVerdict | None:
-        """The reviewer's verdict that ``human`` is: of the reviewers who gave the label,
-        the one who gave it last (who, how and when, for the export)."""
-        given = self.label(dimension).given
-        return given[-1] if given else None
-
     def disputes(self) -> list[str]:
         """The dimensions whose reviewers split with no majority, not yet adjudicated."""
         if len(self.record.reviews) < 2:
@@ -197,7 +191,7 @@ class PairView:
         """``dimension`` of each dimension as a plain tuple, in one call: export reads
         every pair of a project so."""
         judged = self.ruling.verdicts(dimensions)
-        if not self.record.reviews:  # nobody reviewed it: final_verdict is the judge's
+        if not self.record.reviews:  # nobody reviewed it: the final verdict is the judge's
             return [
                 (judge, confidence, consistent, None, judge)
                 for judge, confidence, consistent in judged

@@ -52,10 +52,6 @@ class ModelRequest:
             body["grammar"] = self.grammar
         return body
 
-    @property
-    def url_path(self) -> str:
-        return "/v1/chat/completions" if self.api_mode == "chat" else "/v1/completions"
-
     def hash(self) -> str:
         canonical = json.dumps(self.body(), sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

@@ -12,10 +12,6 @@ training file may ask for another form:
   message with the tool's ``name``; the ids a side has are kept beside them (``id`` in a
   call, ``tool_call_id`` in a result: chat templates read them where a model needs them,
   and a conversion back finds the same ids), and none is made up for a side without.
-- **Anthropic Messages** (``to_anthropic``): ``system`` apart (Anthropic's is a top-level
-  string, not a message), an assistant message's text and ``tool_use`` blocks (``id``,
-  ``name``, ``input``), the results ``tool_result`` blocks (``tool_use_id``, ``content``,
-  ``is_error``) in one ``user`` message.
 
 Where a side has no ids (TRL's form links a result to its call by the tool's name), each
 call is given a stable one, ``call_<n>`` (its place among the side's calls), and each
@@ -24,10 +20,10 @@ always converts to the same file. Only Anthropic's and Inspect's forms mark a re
 an error: OpenAI's and TRL's have no member for it, so the mark goes where they cannot
 write it (the result's text is kept whole).
 
-Tool definitions likewise (``tools_as_openai``, ``tools_as_anthropic``): OpenAI's and
-TRL's ``{"type": "function", "function": {"name", "description", "parameters"}}``,
-Anthropic's ``{"name", "description", "input_schema"}`` (Inspect's ``parameters`` in place
-of ``input_schema`` reads the same); members of their own are carried across.
+Tool definitions likewise (``tools_as_openai``): OpenAI's and TRL's ``{"type": "function",
+"function": {"name", "description", "parameters"}}`` from Anthropic's ``{"name",
+"description", "input_schema"}`` (Inspect's ``parameters`` in place of ``input_schema``
+reads the same); members of their own are carried across.
 """
 
 from __future__ import annotations
@@ -269,62 +265,6 @@ def to_trl(side: Sequence[Mapping[str, Any]]) -> list[list[dict[str, Any]]]:
     return _chat(side, trl=True)
 
 
-def to_anthropic(
-    side: Sequence[Mapping[str, Any]],
-) -> tuple[str | None, list[list[dict[str, Any]]]]:
-    """The side's system text (Anthropic's top-level ``system``; None without one) and, per
-    other message, the Anthropic messages it becomes (a run of results: one user message
-    of ``tool_result`` blocks, written with the first of them)."""
-    systems: list[str] = []
-    out: list[list[dict[str, Any]]] = []
-    pending: dict[str, Any] | None = None  # the user message of results being filled
-    for m, original in zip(read_side(side), side, strict=True):
-        if m.role == "system":
-            systems.append(step(original).text)
-            out.append([])
-            continue
-        if m.results and not m.calls:
-            blocks = []
-            for r in m.results:
-                block: dict[str, Any] = {
-                    "type": "tool_result",
-                    "tool_use_id": r.call_id,
-                    "content": r.content,
-                }
-                if r.error:
-                    block["is_error"] = True
-                blocks.append(block)
-            if m.role == "user" and isinstance(original.get("content"), list):
-                blocks = [
-                    b if b.get("type") != "tool_result" else blocks.pop(0)
-                    for b in original["content"]
-                    if isinstance(b, dict)
-                ]
-            if pending is None:
-                pending = {"role": "user", "content": blocks}
-                out.append([pending])
-            else:
-                pending["content"] += blocks
-                out.append([])
-            continue
-        pending = None
-        if m.calls:
-            parts: list[Any] = []
-            if isinstance(m.content, list):
-                parts += m.content
-            elif m.content:
-                parts.append({"type": "text", "text": m.content})
-            parts += [
-                {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}
-                for c in m.calls
-            ]
-            out.append([{"role": m.role, "content": parts}])
-            continue
-        content = original.get("content")
-        out.append([{"role": m.role, "content": "" if content is None else content}])
-    return ("\n\n".join(systems) if systems else None), out
-
-
 def flat(per_message: Sequence[Sequence[dict[str, Any]]]) -> list[dict[str, Any]]:
     return [m for written in per_message for m in written]
 
@@ -345,22 +285,4 @@ def tools_as_openai(tools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         kept = ("name", "description", "input_schema", "parameters")
         function.update({k: v for k, v in tool.items() if k not in kept})
         out.append({"type": "function", "function": function})
-    return out
-
-
-def tools_as_anthropic(tools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Tool definitions in Anthropic's form; one already so, as it is."""
-    out: list[dict[str, Any]] = []
-    for tool in tools:
-        function = tool.get("function")
-        if not isinstance(function, dict):
-            out.append(dict(tool))
-            continue
-        written: dict[str, Any] = {"name": function.get("name")}
-        if "description" in function:
-            written["description"] = function["description"]
-        written["input_schema"] = function.get("parameters", {"type": "object"})
-        kept = ("name", "description", "parameters")
-        written.update({k: v for k, v in function.items() if k not in kept})
-        out.append(written)
     return out

@@ -64,8 +64,3 @@ def answer_from_token(token: str) -> Verdict | Mark | None:
 
 
 _MARK_TOKENS = {m.value: m for m in Mark}
-
-
-def final_verdict(judge: Verdict | None, human: Verdict | None) -> Verdict | None:
-    """The reviewer's verdict where given, else the judge's."""
-    return human if human is not None else judge

@@ -13,7 +13,7 @@ Every win rate shown is B's (the generator's) against A (the baseline).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from desktop.services import figure_fits as fits
@@ -368,8 +368,3 @@ def grid(columns: Sequence[Column], rows: Sequence[Any]) -> list[str]:
         "".join(c.heading() for c in columns).rstrip(),
         *("".join(c.cell(row) for c in columns).rstrip() for row in rows),
     ]
-
-
-def widened(column: Column, width: int) -> Column:
-    """A column as wide as its widest cell (a name the data gives)."""
-    return replace(column, width=-width if column.width < 0 else width)

@@ -387,13 +387,6 @@ class ReviewSession:
         writes it off the GUI thread (BlindReview.save_work)."""
         return self.blind.save_work(self.store, self._still_held)
 
-    def set_note(self, dimension: str, note: str) -> None:
-        """A note rides on the reviewer's row: it keeps the verdict, mark and mode."""
-        if self.current is None or self.current.id is None:
-            return
-        pair_id = self.current.id
-        self.edits.write(pair_id, dimension, self.edits.noted(pair_id, dimension, note))
-
     def saved_position(self) -> int | None:
         value = self.store.get_setting("position")
         return row_number(value) if value else None  # the file's text: any digits at all

@@ -65,9 +65,10 @@ def log(text: str) -> None:
 def make_project(path: Path, n: int) -> None:
     """A project of ``n`` generated pairs of about 2 KB each, with a human reference."""
     from desktop.adapters.store import open_project
-    from desktop.adapters.store.pairs import insert_rows, pair_row
+    from desktop.adapters.store.pairs import insert_rows
     from desktop.domain.pairs import Pair
     from tests.bench.bench_import_export import _sentence_pool, _text
+    from tests.helpers import pair_row
 
     rng = random.Random(SEED)
     pool = _sentence_pool(rng)

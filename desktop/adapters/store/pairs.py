@@ -11,7 +11,7 @@ from typing import Any, NamedTuple, cast
 from desktop.adapters.store.pair_keys import content_key
 from desktop.adapters.store.pair_steps import add_counts, counts_row, totals
 from desktop.adapters.store.project import ProjectStore
-from desktop.domain.conversations import sides_from_json, to_json
+from desktop.domain.conversations import sides_from_json
 from desktop.domain.errors import TiebreakError
 from desktop.domain.limits import SQLITE_MAX
 from desktop.domain.pairs import (
@@ -74,20 +74,6 @@ def _insert(rows: int) -> str:
     )
 
 
-def identity_of(row: Sequence[Any]) -> dict[str, Any]:
-    """A prepared pairs row (see PAIR_COLUMNS) as a mapping of its columns."""
-    return dict(zip(PAIR_COLUMNS, row, strict=True))
-
-
-def pair_row(pair: Pair) -> PairRow:
-    metadata = json.dumps(pair.metadata, ensure_ascii=False) if pair.metadata else None
-    fields: dict[str, str | int | None] = {f: getattr(pair, f) for f in STORED_FIELDS}
-    if pair.conversation_a is not None and pair.conversation_b is not None:
-        fields["conversation_a"] = to_json(pair.conversation_a)
-        fields["conversation_b"] = to_json(pair.conversation_b)
-    return new_row(fields, metadata)
-
-
 def new_row(fields: Mapping[str, Any], metadata: str | None) -> PairRow:
     """A prepared pairs row of a pair's ``fields`` (one absent is empty; a conversation
     pair's sides as JSON text) and its metadata as JSON text, keyed as ``pair_keys``
@@ -110,7 +96,7 @@ def stored_row(fields: Mapping[str, Any], metadata: str | None) -> PairRow:
 
 
 def insert_rows(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> int:
-    """Insert prepared rows (see pair_row) inside the caller's transaction; returns how many
+    """Insert prepared rows (see new_row) inside the caller's transaction; returns how many
     were new."""
     most = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // len(_INSERTED)
     step = max(1, min(_ROWS_PER_INSERT, most))

@@ -83,12 +83,6 @@ def insert_results(conn: sqlite3.Connection, rows: Sequence[ResultRow]) -> None:
     conn.executemany(_UPSERT, rows)
 
 
-def save_result(store: ProjectStore, result: JudgeResult) -> None:
-    """Commit one result now, so a crash a moment later loses nothing acknowledged."""
-    with store.transaction():
-        insert_results(store.conn, [result_row(result)])
-
-
 class ImportedAnswer(NamedTuple):
     """An answer an annotator's file gave, as stored: an import compares a file's answer
     with the one the project holds in the same slot."""
