@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 from desktop.adapters.store import open_project
-from desktop.adapters.store.answer_measures import kept
+from desktop.adapters.store.answer_measures import kept_answers, kept_styles
 from desktop.domain.answer_measures import measure
 from desktop.domain.judge_biases import contains_list
 from desktop.domain.style_features import answer_style
@@ -69,7 +69,7 @@ def test_a_kept_row_goes_with_its_pair_and_with_its_answers(tmp_path) -> None:
             conn.execute("DELETE FROM pairs WHERE id = ?", [ids[0]])
             conn.execute("UPDATE pairs SET response_b = '- a list now' WHERE id = ?", [ids[1]])
         tokenizer = Measurer().tokenizer
-        left = kept(store.conn, tokenizer)
+        left = kept_styles(store.conn, tokenizer)
         assert ids[0] not in left and ids[1] not in left and len(left) == 18
         # what a figure asks for is measured from the text it has now
         answers = answers_of(store, [ids[1]])[ids[1]]
@@ -77,9 +77,8 @@ def test_a_kept_row_goes_with_its_pair_and_with_its_answers(tmp_path) -> None:
         style = styles_of(store, [ids[1]])[ids[1]]
         assert style[1] == answer_style("- a list now", Measurer()._tokens)
         assert measure_backlog(store) == 1
-        again = kept(store.conn, tokenizer)[ids[1]]
-        assert (again[0].style, again[1].style) == style
-        assert (again[1].length, again[1].has_list) == tuple(answers[1])
+        assert kept_styles(store.conn, tokenizer)[ids[1]] == style
+        assert kept_answers(store.conn)[ids[1]] == answers
 
 
 def test_measures_written_for_texts_that_changed_since_they_were_read_are_not_kept(
@@ -98,7 +97,7 @@ def test_measures_written_for_texts_that_changed_since_they_were_read_are_not_ke
         done = [(pid, a, b, measure(a, len), measure(b, len)) for pid, a, b in rows]
         with store.transaction() as conn:
             assert keep(conn, tokenizer, done) == 2
-        assert sorted(kept(store.conn, tokenizer)) == [r[0] for r in rows[1:]]
+        assert sorted(kept_styles(store.conn, tokenizer)) == [r[0] for r in rows[1:]]
 
 
 def test_a_row_by_another_tokenizer_is_not_this_ones(tmp_path) -> None:
@@ -107,7 +106,8 @@ def test_a_row_by_another_tokenizer_is_not_this_ones(tmp_path) -> None:
         measure_backlog(store)
         with store.transaction() as conn:
             conn.execute("UPDATE answer_measures SET tokenizer = 'another', tokens_a = 99999")
-        assert kept(store.conn, Measurer().tokenizer) == {}
+        assert kept_styles(store.conn, Measurer().tokenizer) == {}
+        assert len(kept_answers(store.conn)) == 5  # lengths and lists count no tokens
         some = styles_of(store, [1, 2])
         assert all(a[0] != 99999 for a, _ in some.values())
         assert measure_backlog(store) == 5  # measured again by this one, replacing the rows

@@ -24,11 +24,6 @@ def _flat(m: Measures) -> tuple[int, ...]:
     return (m.length, int(m.has_list), *m.style)
 
 
-def _measures(row: tuple[int, ...]) -> Measures:
-    length, has_list, *style = row
-    return Measures(length, bool(has_list), (style[0], style[1], style[2], style[3]))
-
-
 def keep(
     conn: sqlite3.Connection,
     tokenizer: str,
@@ -91,17 +86,6 @@ def kept_answers(
         for pid, la, xa, lb, xb in _selected(
             conn, "length_a, has_list_a, length_b, has_list_b", "1", [], ids
         )
-    }
-
-
-def kept(
-    conn: sqlite3.Connection, tokenizer: str, ids: Iterable[int] | None = None
-) -> dict[int, tuple[Measures, Measures]]:
-    """Every measure kept by ``tokenizer``, of ``ids`` (None: of every pair), by pair id."""
-    half = len(_ONE)
-    return {
-        pid: (_measures(tuple(values[:half])), _measures(tuple(values[half:])))
-        for pid, *values in _selected(conn, ", ".join(COLUMNS), "tokenizer = ?", [tokenizer], ids)
     }
 
 
