@@ -24,9 +24,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from desktop.adapters.profiles_file import get_profile
-from desktop.adapters.store import ProjectStore, open_project
-from desktop.adapters.store.pairs import find_pair
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.verdicts import Verdict
@@ -38,6 +35,9 @@ from desktop.services.judging.job import JobOptions, JobProgress, JobSummary
 from desktop.services.judging.setup import judge_job
 from desktop.services.overrides import override as _override
 from desktop.services.overrides import parse_verdict
+from desktop.services.pair_lookup import find_pair
+from desktop.services.profiles import get_profile
+from desktop.services.projects import ProjectStore, open_project
 from desktop.services.ratings import GeneratorRatings, rate_generators
 from desktop.services.stats import Stats, compute_stats
 

@@ -138,8 +138,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def _profile(args: argparse.Namespace) -> ModelProfile:
-    from desktop.adapters.profiles_file import get_profile
     from desktop.services.endpoints import ad_hoc_profile
+    from desktop.services.profiles import get_profile
 
     if args.base_url or args.model:
         if not (args.base_url and args.model):
@@ -150,7 +150,7 @@ def _profile(args: argparse.Namespace) -> ModelProfile:
 
 def _profiles(args: argparse.Namespace) -> list[ModelProfile]:
     """The profiles `judge` asks: --base-url's, or each --profile (default: local)."""
-    from desktop.adapters.profiles_file import get_profile
+    from desktop.services.profiles import get_profile
 
     names = args.profile or ["local"]
     if args.base_url or args.model:
@@ -175,10 +175,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
     import signal
     import threading
 
-    from desktop.adapters.store import open_project
     from desktop.cli.run_question import confirm_run
     from desktop.services.judging.panel import PanelRequest, panel
     from desktop.services.judging.run_size import run_size
+    from desktop.services.projects import open_project
 
     if args.swap and args.one_order:
         raise TiebreakError("--swap and --one-order contradict each other")
@@ -261,8 +261,7 @@ def _progress_printer():
 def cmd_key(args: argparse.Namespace) -> int:
     import getpass
 
-    from desktop.adapters.keys import clear_key, set_key
-    from desktop.adapters.profiles_file import get_profile
+    from desktop.services.profiles import clear_key, get_profile, set_key
 
     profile = get_profile(args.profile)
     if args.key_command == "clear":
@@ -280,9 +279,9 @@ def cmd_key(args: argparse.Namespace) -> int:
 
 
 def cmd_reparse(args: argparse.Namespace) -> int:
-    from desktop.adapters.store import open_project
     from desktop.services.judging.reparse import reparse
     from desktop.services.project_rubrics import find_rubric
+    from desktop.services.projects import open_project
 
     with open_project(args.project) as store:
         report = reparse(store, find_rubric(store, args.rubric), everything=args.all)
@@ -294,9 +293,9 @@ def cmd_reparse(args: argparse.Namespace) -> int:
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    from desktop.adapters.store import open_project
     from desktop.services.judging.batch import export_batch, import_batch
     from desktop.services.judging.setup import file_job, judge_job
+    from desktop.services.projects import open_project
 
     if args.batch_command == "import":
         with open_project(args.project) as store:

@@ -12,7 +12,7 @@ from desktop.cli.terminal import say
 from desktop.domain.errors import TiebreakError
 
 if TYPE_CHECKING:
-    from desktop.adapters.store.project import ProjectStore
+    from desktop.services.projects import ProjectStore
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -54,9 +54,9 @@ def _rubric(store: ProjectStore, args: argparse.Namespace) -> str:
 
 
 def cmd_jury(args: argparse.Namespace) -> int:
-    from desktop.adapters.store import open_project
     from desktop.cli.terminal import print_json
     from desktop.services.jury_setup import add_jury, drop_jury, jury_table
+    from desktop.services.projects import open_project
 
     if args.jury_command == "list":
         with open_project(args.project, readonly=True) as store:

@@ -109,9 +109,9 @@ def _reported(run: Callable[[], int]) -> int:
     except Exception as exc:
         if os.environ.get("TIEBREAK_DEBUG"):
             raise
-        from desktop.adapters.os_errors import path_too_long
+        from desktop.services.failures import os_failure
 
-        too_long = path_too_long(exc)
+        too_long = os_failure(exc)
         if too_long is not None:
             _fail(too_long)
         else:

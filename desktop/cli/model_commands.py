@@ -62,13 +62,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
-    from desktop.adapters.keys import key_named, key_source, store_profile
-    from desktop.adapters.profiles_file import get_profile, load_profiles
     from desktop.cli.terminal import print_json
     from desktop.domain.base_urls import shown_url
+    from desktop.services.profiles import get_profile, key_source, save_profile, shown_profiles
 
     if args.profile_command == "list":
-        profiles = {n: key_named(p) for n, p in load_profiles().items()}  # a pasted key
+        profiles = shown_profiles()  # a pasted key hidden
         if args.json:
             print_json({n: _listed(p) for n, p in profiles.items()})
         else:
@@ -83,7 +82,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
                 say(f"{p.name:<16} {p.model:<28} {p.api_mode:<11} {where}  (key: {key_source(p)})")
         return 0
     if args.profile_command == "add":
-        return _add_profile(args, store_profile)
+        return _add_profile(args, save_profile)
     from desktop.services.connection import test_and_remember
 
     profile = get_profile(args.name)
@@ -94,8 +93,8 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
 def _listed(profile: ModelProfile) -> dict[str, object]:
     """A profile as `profile list --json` shows it: where its key is, never a password."""
-    from desktop.adapters.keys import key_source
     from desktop.domain.base_urls import shown_url
+    from desktop.services.profiles import key_source
 
     listed: dict[str, object] = profile.to_dict()
     if profile.base_url:
@@ -110,7 +109,7 @@ def _quality_progress():
     return lambda done, total: report(done) if done < total else None
 
 
-def _add_profile(args: argparse.Namespace, store_profile) -> int:
+def _add_profile(args: argparse.Namespace, save_profile) -> int:
     from pathlib import Path
 
     from desktop.domain.base_urls import split_password
@@ -146,7 +145,7 @@ def _add_profile(args: argparse.Namespace, store_profile) -> int:
         price_in=args.price_in,
         price_out=args.price_out,
     )
-    store_profile(profile)  # a password in the URL goes to the keyring
+    save_profile(profile)  # a password in the URL goes to the keyring
     kept = " (the password in its base URL is kept in the keyring)"
     say(f"saved profile {profile.name}{kept if split_password(args.base_url)[1] else ''}")
     return 0

@@ -116,7 +116,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    from desktop.adapters.store import open_project
+    from desktop.services.projects import open_project
 
     open_project(args.project, create=True).close()
     say(f"created {args.project}")
@@ -124,10 +124,10 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from desktop.adapters.store import open_project
     from desktop.cli.progress import stderr_progress
     from desktop.domain.columns import parse_map_options
     from desktop.services.importing import import_file
+    from desktop.services.projects import open_project
 
     if args.runs is not None:
         return _import_runs(args)
@@ -162,8 +162,8 @@ def _index_later(project: Path, unindexed: int) -> None:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from desktop.adapters.store import open_project
     from desktop.services.answer_measuring import measure_backlog
+    from desktop.services.projects import open_project
     from desktop.services.search_indexing import index_backlog
 
     with open_project(args.project) as store:
@@ -178,9 +178,9 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def _import_runs(args: argparse.Namespace) -> int:
-    from desktop.adapters.store import open_project
     from desktop.cli.progress import stderr_progress
     from desktop.services.inspect_import import import_runs
+    from desktop.services.projects import open_project
 
     given = [
         (args.file is not None, "a data file"),
@@ -200,9 +200,9 @@ def _import_runs(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from desktop.adapters.store import open_project
     from desktop.cli.progress import stderr_progress
     from desktop.services.exporting import export_project, format_for
+    from desktop.services.projects import open_project
 
     fmt = args.format or format_for(args.out)
     if fmt in PREFERENCE_FORMATS:
@@ -235,9 +235,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def _export_preferences(args: argparse.Namespace, fmt: str) -> int:
-    from desktop.adapters.store import open_project
     from desktop.cli.progress import stderr_progress
     from desktop.services.preference_export import export_preferences
+    from desktop.services.projects import open_project
 
     with open_project(args.project, readonly=True) as store:
         report = export_preferences(

@@ -33,8 +33,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from desktop.adapters.store import open_project
     from desktop.cli.progress import stderr_progress
+    from desktop.services.projects import open_project
     from desktop.services.report import write_report
 
     lc, gamed = lc_choice(args)

@@ -7,7 +7,6 @@ import argparse
 from pathlib import Path
 
 from desktop.cli.terminal import say
-from desktop.domain.errors import TiebreakError
 from desktop.domain.rubric import AnswerKind
 
 
@@ -38,17 +37,15 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def cmd_rubrics(args: argparse.Namespace) -> int:
-    from desktop.adapters.store import open_project
-    from desktop.adapters.store.rubrics import own_rubric_names
     from desktop.cli.terminal import print_json
     from desktop.services import rubric_catalog
-    from desktop.services.project_rubrics import find_rubric
+    from desktop.services.project_rubrics import own_rubrics
+    from desktop.services.projects import open_project
 
     rubrics = list(rubric_catalog.list_rubrics())
     if args.project:
         with open_project(args.project, readonly=True) as store:
-            known = {r.name for r in rubrics}
-            rubrics += [find_rubric(store, n) for n in own_rubric_names(store) if n not in known]
+            rubrics += own_rubrics(store, besides={r.name for r in rubrics})
     if args.json:
         print_json(
             [
@@ -75,23 +72,22 @@ def cmd_rubrics(args: argparse.Namespace) -> int:
 def cmd_rubric_show(args: argparse.Namespace) -> int:
     import sys
 
-    from desktop.adapters.rubric_files import dump_rubric
-    from desktop.adapters.store import open_project
-    from desktop.services.project_rubrics import find_rubric
+    from desktop.services.project_rubrics import find_rubric, rubric_text
+    from desktop.services.projects import open_project
 
     if args.project:
         with open_project(args.project, readonly=True) as store:
             rubric = find_rubric(store, args.name)
     else:
         rubric = find_rubric(None, args.name)
-    sys.stdout.write(dump_rubric(rubric))
+    sys.stdout.write(rubric_text(rubric))
     return 0
 
 
 def cmd_rubric_add(args: argparse.Namespace) -> int:
-    from desktop.adapters.store import open_project
     from desktop.domain.render import check_cost
     from desktop.services.project_rubrics import add_rubric
+    from desktop.services.projects import open_project
 
     rubric = _read_rubric_file(args)
     check_cost(rubric)  # a template too slow or too big on a sample pair is refused here
@@ -105,33 +101,17 @@ def cmd_rubric_add(args: argparse.Namespace) -> int:
 
 
 def _read_rubric_file(args: argparse.Namespace):
-    from desktop.adapters.file_kinds import refuse_special
-    from desktop.adapters.rubric_files import load_rubric
-    from desktop.domain.template_import import rubric_from_template
+    from desktop.services.rubric_intake import read_rubric_file
 
-    path: Path = args.file
-    refuse_special(path, expected="a rubric file")
-    if not path.is_file():
-        raise TiebreakError(f"{path}: no such file")
-    if path.suffix.lower() == ".toml":
-        return load_rubric(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")  # a BOM (Windows Notepad) is not text
-    except UnicodeDecodeError as exc:
-        raise TiebreakError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     dims = (
         tuple(d.strip() for d in args.dimensions.split(",") if d.strip())
         if args.dimensions
         else None
     )
-    name = args.name or _slug(path.stem)
-    return rubric_from_template(
-        text, name=name, title=args.title, dimensions=dims, answer_kind=args.answer_format
+    return read_rubric_file(
+        args.file,
+        name=args.name,
+        title=args.title,
+        dimensions=dims,
+        answer_kind=args.answer_format,
     )
-
-
-def _slug(stem: str) -> str:
-    out = "".join(c if c.isalnum() else "-" for c in stem.lower()).strip("-")
-    while "--" in out:
-        out = out.replace("--", "-")
-    return out or "rubric"

@@ -15,8 +15,8 @@ from desktop.cli.terminal import say
 from desktop.domain.errors import TiebreakError
 
 if TYPE_CHECKING:
-    from desktop.adapters.store.project import ProjectStore
     from desktop.services.jury_stats import JuryStats
+    from desktop.services.projects import ProjectStore
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -218,12 +218,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def cmd_override(args: argparse.Namespace) -> int:
-    from desktop.adapters.store import open_project
-    from desktop.adapters.store.human_verdicts import KEEP
-    from desktop.adapters.store.pairs import find_pair
     from desktop.domain.errors import TiebreakError
     from desktop.domain.verdicts import ADJUDICATED, CLI, Mark
-    from desktop.services.overrides import override, parse_answer, split_answer
+    from desktop.services.overrides import KEEP, override, parse_answer, split_answer
+    from desktop.services.pair_lookup import find_pair
+    from desktop.services.projects import open_project
 
     answer = None if args.verdict.lower() == "clear" else parse_answer(args.verdict)
     verdict, mark = split_answer(answer)
@@ -262,10 +261,10 @@ def _rubric(store: ProjectStore, args: argparse.Namespace, hint: str = "") -> st
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from desktop.adapters.store import open_project
     from desktop.cli.stats_format import comparison_lines, stats_lines
     from desktop.cli.terminal import print_json, say_blocks
     from desktop.domain.agreement import LABELS
+    from desktop.services.projects import open_project
 
     _check_stats_options(args)
     with open_project(args.project, readonly=True) as store:
@@ -334,8 +333,8 @@ def _jury_lines(jury: JuryStats | None) -> list[str]:
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
-    from desktop.adapters.store import open_project
     from desktop.cli.terminal import print_json
+    from desktop.services.projects import open_project
     from desktop.services.review_samples import draw_review_sample
 
     with open_project(args.project) as store:
@@ -400,13 +399,12 @@ def _ratings(store: ProjectStore, args: argparse.Namespace) -> int:
 
 
 def _by_model(store: ProjectStore, args: argparse.Namespace) -> int:
-    from desktop.adapters.store.rubrics import rubric_names
     from desktop.cli.stats_format import leaderboard_lines
     from desktop.cli.terminal import print_json, say_blocks
     from desktop.services.leaderboard import leaderboard
-    from desktop.services.rubric_choice import require_rubric
+    from desktop.services.rubric_choice import chosen_rubrics
 
-    names = [require_rubric(store, args.rubric)] if args.rubric else rubric_names(store)
+    names = chosen_rubrics(store, args.rubric)
     lc, gamed = lc_choice(args)
     boards = [
         leaderboard(store, name, args.judge_model, alpha=args.alpha, lc=lc, gamed=gamed)
@@ -422,10 +420,10 @@ def _by_model(store: ProjectStore, args: argparse.Namespace) -> int:
 
 
 def cmd_judges(args: argparse.Namespace) -> int:
-    from desktop.adapters.store import open_project
     from desktop.cli.stats_format import judges_lines
     from desktop.cli.terminal import print_json
     from desktop.services.judges import judge_table
+    from desktop.services.projects import open_project
 
     if args.against:
         return _judge_selection(args)
@@ -441,12 +439,12 @@ def cmd_judges(args: argparse.Namespace) -> int:
 
 
 def _judge_selection(args: argparse.Namespace) -> int:
-    from desktop.adapters.profiles_file import load_profiles
-    from desktop.adapters.store import open_project
     from desktop.cli.judge_selection_format import selection_lines
     from desktop.cli.terminal import print_json
     from desktop.domain.judge_selection import Metric
     from desktop.services.judge_selection import judge_selection
+    from desktop.services.profiles import load_profiles
+    from desktop.services.projects import open_project
 
     with open_project(args.project, readonly=True) as store:
         rubric = _rubric(store, args, "; name one with --rubric")
@@ -469,8 +467,8 @@ def _judge_selection(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from desktop.adapters.store import open_project
     from desktop.services.merge import merge_file
+    from desktop.services.projects import open_project
 
     with open_project(args.project) as store:
         report = merge_file(store, args.other, reviewer=args.reviewer, rubric=args.rubric)
@@ -487,9 +485,9 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_queue(args: argparse.Namespace) -> int:
-    from desktop.adapters.store import open_project
     from desktop.cli.stats_format import queue_lines
     from desktop.cli.terminal import print_json
+    from desktop.services.projects import open_project
     from desktop.services.review_queue import queue_items
 
     with open_project(args.project, readonly=True) as store:

@@ -42,14 +42,14 @@ def open_window(project: Path | None = None) -> int:
 
 
 def cmd_install_desktop(args: argparse.Namespace) -> int:
-    from desktop.adapters import desktop_entry
+    from desktop.services.desktop_install import install_desktop_entry, uninstall_desktop_entry
 
     if args.uninstall:
-        report = desktop_entry.uninstall()
+        report = uninstall_desktop_entry()
         for path in report.removed:
             say(f"removed {path}")
     else:
-        report = desktop_entry.install()
+        report = install_desktop_entry()
         for path in report.written:
             say(f"wrote {path}")
     for tool in report.ran:

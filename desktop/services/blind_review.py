@@ -26,7 +26,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from desktop.adapters.store import open_project
-from desktop.adapters.store.judge_seen import Seen, record_seen, seen_dimensions
+from desktop.adapters.store.judge_seen import Seen as Seen  # the rows the window keeps
+from desktop.adapters.store.judge_seen import record_seen, seen_dimensions
 from desktop.adapters.store.pair_reader import PairQuery, read_pair
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import now

@@ -213,6 +213,14 @@ def gguf_judge_name(path: Path, label: str | None = None) -> str:
     return label[: -len(".gguf")] if label.lower().endswith(".gguf") else label
 
 
+def check_gguf_file(path: Path) -> None:
+    """Whether a GGUF file can run here: GgufError, in one line naming the file, for one
+    that is not a GGUF model, is cut short, or would not fit in memory."""
+    from desktop.adapters.gguf_server import check_gguf
+
+    check_gguf(path)
+
+
 def add_gguf_profile(
     name: str,
     path: Path,

@@ -8,7 +8,8 @@ import getpass
 import os
 
 from desktop.adapters.store import human_verdicts
-from desktop.adapters.store.human_verdicts import KEEP, Keep
+from desktop.adapters.store.human_verdicts import KEEP as KEEP  # override's note: as it was
+from desktop.adapters.store.human_verdicts import Keep
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import latest_rubric
 from desktop.domain.errors import TiebreakError

@@ -169,6 +169,12 @@ def _searched(
     return rows
 
 
+def search_uses_index(text: str) -> bool:
+    """Whether the list's search for ``text`` goes through the full-text index (its
+    candidates) rather than reading every pair, which the window says it does."""
+    return search_index.indexed(text)
+
+
 def list_row(view: PairView) -> ListRow:
     fields = view.record.fields
     steps = len(fields) > len(LIST_COLUMNS)

@@ -13,6 +13,7 @@ suite checks both against the full load of every shipped file.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from desktop.adapters.store.project import ProjectStore
@@ -61,6 +62,19 @@ def find_rubric(store: ProjectStore | None, name: str) -> Rubric:
     from desktop.services import rubric_catalog
 
     return rubric_catalog.get(name)
+
+
+def own_rubrics(store: ProjectStore, besides: Collection[str] = ()) -> list[Rubric]:
+    """The rubrics kept in the project (added by a user or used to judge), loaded, but for
+    those named in ``besides`` (already listed): `tiebreak rubrics --project`."""
+    return [find_rubric(store, name) for name in own_rubric_names(store) if name not in besides]
+
+
+def rubric_text(rubric: Rubric) -> str:
+    """A rubric as its TOML file writes it: `tiebreak rubric show`."""
+    from desktop.adapters.rubric_files import dump_rubric
+
+    return dump_rubric(rubric)
 
 
 def add_rubric(store: ProjectStore, rubric: Rubric) -> None:

@@ -27,6 +27,12 @@ def require_rubric(store: ProjectStore, rubric: str, names: list[str] | None = N
     return rubric
 
 
+def chosen_rubrics(store: ProjectStore, rubric: str | None) -> list[str]:
+    """The rubric named (the project must know it), else every rubric with verdicts, oldest
+    first: `stats --by model` reads each."""
+    return [require_rubric(store, rubric)] if rubric else rubric_names(store)
+
+
 def choose_rubric(store: ProjectStore, rubric: str | None) -> str | None:
     """The rubric named, else the project's only one with verdicts, else none."""
     names = rubric_names(store)

@@ -197,10 +197,10 @@ class JudgeActions(QObject):
     def judge_jury(self, choice: JuryChoice) -> None:
         """Judge every pair not yet judged with each profile of ``choice`` (and its samples);
         the jury they make is shown, its verdicts arriving with its jurors' answers."""
-        from desktop.adapters.profiles_file import get_profile
         from desktop.domain.errors import TiebreakError
         from desktop.services.judging import JobOptions
         from desktop.services.judging.panel import PanelRequest, panel_work, sample_jury
+        from desktop.services.profiles import get_profile
 
         if not choice.profiles:
             self.context.say("check a profile to ask", 4000)

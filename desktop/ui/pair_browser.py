@@ -18,10 +18,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.adapters.store.search_index import indexed
 from desktop.domain.errors import TiebreakError
 from desktop.services.changes import ANY_PAIR, Change
-from desktop.services.pair_list import FILTERS, STEP_FILTERS, ListRow, ordering
+from desktop.services.pair_list import (
+    FILTERS,
+    STEP_FILTERS,
+    ListRow,
+    ordering,
+    search_uses_index,
+)
 from desktop.ui.context import WindowContext
 from desktop.ui.enter_field import EnterField
 from desktop.ui.layout_queue import layout_queue
@@ -157,7 +162,7 @@ class PairBrowser(QWidget):
         """A changed search or filter starts at its first match, as a search does."""
         self.search_timer.stop()
         text = self.search.text().strip()
-        if text and not indexed(text):
+        if text and not search_uses_index(text):
             self.context.say(
                 "searching every pair: one or two characters are not in the search index", 4000
             )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer
 
-from desktop.adapters.store.judge_seen import Seen
+from desktop.services.blind_review import Seen
 from desktop.services.session import ReviewSession
 from desktop.ui.context import WindowContext
 from desktop.ui.workers import Task

@@ -26,12 +26,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.adapters.keys import key_source, set_key, set_session_key, store_profile
-from desktop.adapters.profiles_file import load_profiles
 from desktop.domain.base_urls import split_password
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile, gguf_profile
 from desktop.services.app_settings import ASK_ABOVE, save_settings
+from desktop.services.profiles import (
+    key_source,
+    load_profiles,
+    save_profile,
+    set_key,
+    set_session_key,
+)
 from desktop.services.session import ReviewSession
 from desktop.ui import dialogs
 from desktop.ui.dialogs import ask, lay_out
@@ -192,9 +197,9 @@ class SettingsDialog(QDialog):
             raise TiebreakError("a profile needs a name and a model")
         gguf = self.gguf.text().strip()
         if gguf:
-            from desktop.adapters.gguf_server import check_gguf
+            from desktop.services.model_listing import check_gguf_file
 
-            check_gguf(Path(gguf))  # one line naming the file, where it cannot run here
+            check_gguf_file(Path(gguf))  # one line naming the file, where it cannot run here
             base = self.profiles.get(name) or gguf_profile(name, gguf)
             return base.with_changes(
                 gguf=str(Path(gguf).resolve()),
@@ -282,7 +287,7 @@ class SettingsDialog(QDialog):
             lc_files = _gamed_folder(self.lc_files.text())
             profile = self._profile_from_form()
             self._store_key(profile)
-            store_profile(profile)
+            save_profile(profile)
             self.session.choose_profile(profile.name)
         except TiebreakError as exc:
             dialogs.warn(self, str(exc))
