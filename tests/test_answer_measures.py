@@ -143,3 +143,30 @@ def test_measuring_an_old_project_leaves_its_figures_and_is_json(tmp_path) -> No
     with open_project(path) as store:
         measure_backlog(store)
     assert stats() == before
+
+
+def test_more_ids_than_one_statement_holds_are_read_whole(tmp_path) -> None:
+    """1,000 pairs, half of them kept: both halves come back, a statement's worth of ids at
+    a time, each equal to its text's own measures."""
+    path, _ = styled_project(tmp_path, verdicts=1000)
+    with open_project(path) as store:
+        ids = [r[0] for r in store.conn.execute("SELECT id FROM pairs ORDER BY id")]
+        texts = {
+            pid: (a, b)
+            for pid, a, b in store.conn.execute("SELECT id, response_a, response_b FROM pairs")
+        }
+        with store.transaction() as conn:
+            conn.execute("DELETE FROM answer_measures")
+        measure_backlog(store)
+        with store.transaction() as conn:
+            conn.execute("DELETE FROM answer_measures WHERE pair_id % 2 = 0")
+        answer_measuring._COUNTED.clear()
+        tokens = Measurer()._tokens
+        styles, answers = styles_of(store, ids), answers_of(store, ids)
+    assert sorted(styles) == sorted(answers) == ids
+    for pid, (a, b) in texts.items():
+        assert styles[pid] == (answer_style(a, tokens), answer_style(b, tokens))
+        assert answers[pid] == (
+            (len(a), contains_list(a)),
+            (len(b), contains_list(b)),
+        )

@@ -20,6 +20,17 @@ _ONE = ("length", "has_list", "tokens", "headers", "lists", "bold")
 COLUMNS = tuple(f"{c}_{side}" for side in ("a", "b") for c in _ONE)
 
 
+#: Ids per ``IN (...)``: under 999, the fewest variables an SQLite build may allow.
+_IDS_A_QUERY = 900
+
+
+def _chunks(ids: Iterable[int]) -> Iterator[list[int]]:
+    """``ids`` in order, without repeats, a statement's worth at a time."""
+    wanted = sorted(set(ids))
+    for i in range(0, len(wanted), _IDS_A_QUERY):
+        yield wanted[i : i + _IDS_A_QUERY]
+
+
 def _flat(m: Measures) -> tuple[int, ...]:
     return (m.length, int(m.has_list), *m.style)
 
@@ -55,9 +66,7 @@ def _selected(
     if ids is None:
         yield from conn.execute(select, args)
         return
-    wanted = sorted(set(ids))
-    for i in range(0, len(wanted), 900):
-        chunk = wanted[i : i + 900]
+    for chunk in _chunks(ids):
         yield from conn.execute(
             f"{select} AND pair_id IN ({', '.join('?' * len(chunk))})", [*args, *chunk]
         )
@@ -107,9 +116,7 @@ def unmeasured(
 
 def texts_of(conn: sqlite3.Connection, ids: Iterable[int]) -> Iterator[tuple[int, str, str]]:
     """(id, response A, response B) of the pairs ``ids``, in id order."""
-    wanted = sorted(set(ids))
-    for i in range(0, len(wanted), 900):
-        chunk = wanted[i : i + 900]
+    for chunk in _chunks(ids):
         for pid, a, b in conn.execute(
             "SELECT id, response_a, response_b FROM pairs"
             f" WHERE id IN ({', '.join('?' * len(chunk))}) ORDER BY id",
