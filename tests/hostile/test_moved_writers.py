@@ -300,3 +300,49 @@ def test_an_export_reading_a_file_copied_over_says_it_was_replaced(
     assert copied and not out.exists()
     assert _sound(project) and _pairs(project) == COLLEAGUE_PAIRS
     hostile.held()
+
+
+@pytest.mark.parametrize("how", ["cp", "mv"])
+def test_a_file_put_over_the_project_while_its_answers_are_measured_is_left_as_put(
+    tmp_path: Path, colleague: Path, how: str
+) -> None:
+    """`tiebreak index` measures a large import's answers for the figures a chunk a
+    transaction, for seconds; a colleague's file copied or moved over the project
+    meanwhile is refused in one line and left byte for byte as it was put there."""
+    from desktop.services.importing import import_file
+    from tests.bench.bench_import_export import generate
+
+    project = new_project(tmp_path, "measured.tiebreak")
+    generate(tmp_path / "pairs.jsonl", 6000)  # about 12 chunks, seconds of tokenizing
+    with open_project(project) as store:
+        import_file(store, tmp_path / "pairs.jsonl")
+    theirs = colleague.read_bytes()
+    indexer = subprocess.Popen(
+        [sys.executable, "-m", "desktop", "index", str(project)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and indexer.poll() is None:
+            conn = sqlite3.connect(f"file:{project}?mode=ro", uri=True)
+            try:
+                rows = conn.execute("SELECT count(*) FROM answer_measures").fetchone()[0]
+            except sqlite3.Error:  # the first commits under way
+                rows = 0
+            finally:
+                conn.close()
+            if rows:
+                break
+            time.sleep(0.02)
+        assert indexer.poll() is None, "the measuring ended before a file could be put over"
+        put_over(colleague, project, how)
+        _, err = indexer.communicate(timeout=120)
+    finally:
+        if indexer.poll() is None:
+            indexer.kill()
+    assert indexer.returncode == 1
+    assert err.strip() == f"tiebreak: error: {project}: {REFUSED}"
+    assert project.read_bytes() == theirs
+    assert _pairs(project) == COLLEAGUE_PAIRS
