@@ -13,7 +13,6 @@ tallies at the end (``Share``, ``Count``) given a test of one pair.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -21,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from desktop.domain import agreement as ag
 from desktop.domain.head_to_head import HeadToHead, HeadToHeadCounter
-from desktop.domain.sampling import bootstrap_win_rate
+from desktop.domain.sampling import bootstrap_win_rate, seeded
 from desktop.domain.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -227,7 +226,7 @@ class Wins:
 
     def finish(self, f: Finish) -> WinRate:
         a, b, tie = self.counts
-        rng = random.Random(f"{f.key}:{self.side}")
+        rng = seeded(f"{f.key}:{self.side}")
         # The bootstrap draws A's share; B's interval is its complement (the same draws).
         interval = bootstrap_win_rate(a, b, tie, rng=rng, resamples=f.resamples)
         low, high = (1 - interval[1], 1 - interval[0]) if interval else (None, None)

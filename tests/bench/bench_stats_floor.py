@@ -7,8 +7,8 @@ CPU time, and at most 400 MB at a million pairs.
 The project is bench_stats_figures' (its pairs, both orders on half of them, 20% of pairs
 reviewed on two dimensions), measured and indexed as after `tiebreak index`. Per round each
 side runs in a child process (start-up included), the order alternating; the figures both
-give are checked equal (the counts, agreement and κ exactly, the intervals within the
-bootstrap's own noise: the two draw their resamples from different generators). Prints
+give are checked equal (the counts, agreement and κ exactly, and the intervals exactly too:
+both draw from the stream `stats` names each figure by). Prints
 the medians, their ratio, the peak memory and every sample as JSON; never fails on a time.
 
     .venv/bin/python tests/bench/bench_stats_floor.py                     # 100,000 pairs
@@ -32,9 +32,6 @@ REPO = Path(__file__).resolve().parents[2]
 TARGET = 2.0
 TARGET_PEAK_MB = 400
 FLOOR = Path(__file__).with_name("stats_floor.py")
-#: How far the two intervals' ends may lie apart: a few standard errors of a 2,000-draw
-#: percentile at these sizes.
-INTERVAL_NOISE = 0.005
 
 
 def _run(command: list[str], out: Path) -> tuple[float, float, float]:
@@ -66,19 +63,14 @@ def compare(stats: dict, floor: dict) -> list[str]:
                 wrong.append(f"{dim} judge_win.{key}")
         for key in ("rate", "low", "high"):
             ours, their = d["judge_win"][key], theirs["judge_win"][key]
-            limit = 1e-12 if key == "rate" else INTERVAL_NOISE
-            if (ours is None) != (their is None) or (
-                ours is not None and abs(ours - their) > limit
-            ):
+            if _apart(ours, their, 1e-12):
                 wrong.append(f"{dim} judge_win.{key}: {ours} against {their}")
         vs = d["vs_human"]
         if vs["n"] != theirs["vs_human"]["n"] or vs["confusion"] != theirs["vs_human"]["confusion"]:
             wrong.append(f"{dim} vs_human counts")
         for key in ("agreement", "kappa"):
             ours, their = vs[key], theirs["vs_human"][key]
-            if (ours is None) != (their is None) or (
-                ours is not None and abs(ours - their) > 1e-12
-            ):
+            if _apart(ours, their, 1e-12):
                 wrong.append(f"{dim} vs_human.{key}: {ours} against {their}")
     return wrong
 

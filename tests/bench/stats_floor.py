@@ -1,17 +1,18 @@
-"""The floor `tiebreak stats` is measured against (issue 33): a short numpy script that
-reads the same project file and computes the core of `stats`' figures for every dimension
-of one rubric and its judge, with no per-pair Python objects: the judge's verdicts over
-both orders (a disagreement is a tie), B's win rate with a seeded bootstrap interval
-(numpy's binomial draws), the reviewers' label, and the judge's agreement with it and
-Cohen's κ. It reads plain projects as the benchmarks build them (one label per reviewer's
-latest verdict, a majority of them; no marks, adjudications or juries), which is what
-makes it a floor: what it leaves out is what `stats` does beyond it.
+"""The floor `tiebreak stats` is measured against (issue 33): a short numpy script that reads
+the same project file and computes the core of `stats`' figures for every dimension of one
+rubric and its judge, with no per-pair Python objects: the judge's verdicts over both
+orders (a disagreement is a tie), B's win rate with a bootstrap interval (numpy's binomial
+draws, from the seed `stats` names that figure by), the reviewers' label, and the judge's
+agreement with it and Cohen's κ. It reads plain projects as the benchmarks build them (one
+label per reviewer's latest verdict, a majority of them; no marks, adjudications or
+juries), which is what makes it a floor: what it leaves out is what `stats` does beyond it.
 
     python tests/bench/stats_floor.py PROJECT   # prints the figures as JSON
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import sys
@@ -19,6 +20,7 @@ import sys
 import numpy as np
 
 _CODE = {"A": 0, "B": 1, "tie": 2}
+ALL = "all"  # the name of `stats`' section over every pair
 
 
 def _latest_answers(conn: sqlite3.Connection, rubric: str, judge: str, dims: list[str]):
@@ -86,6 +88,12 @@ def _interval(a: int, b: int, tie: int, rng: np.random.Generator, resamples: int
     return 1 - high, 1 - low  # B's: the complement of A's draws
 
 
+def _seeded(name: str) -> np.random.Generator:
+    """The stream `stats` draws a figure's interval from: PCG64 seeded by the name's hash."""
+    digest = hashlib.sha256(name.encode("utf-8")).digest()
+    return np.random.default_rng(int.from_bytes(digest[:16], "little"))
+
+
 def _kappa(matrix: np.ndarray) -> float | None:
     n = matrix.sum()
     if n == 0:
@@ -110,12 +118,11 @@ def floor(path: str, seed: int = 0, resamples: int = 2000) -> dict[str, object]:
     verdicts = _combined(ab, ba)
     label_ids, labels = _labels(conn, rubric, dims)
     both = np.intersect1d(judged_ids, label_ids)
-    rng = np.random.default_rng(seed)
     out: dict[str, object] = {"rubric": rubric, "judge": judge, "pairs": pairs, "dimensions": {}}
     for i, dim in enumerate(dims):
         v = verdicts[:, i]
         a, b, tie = (int((v == c).sum()) for c in range(3))
-        low, high = _interval(a, b, tie, rng, resamples)
+        low, high = _interval(a, b, tie, _seeded(f"{seed}:{rubric}:{ALL}:{dim}:judge"), resamples)
         judge_v = verdicts[np.searchsorted(judged_ids, both), i]
         human_v = labels[np.searchsorted(label_ids, both), i]
         keep = (judge_v >= 0) & (human_v >= 0)
