@@ -142,7 +142,7 @@ def test_numbers_are_kept_as_written(tmp_path: Path, suffix: str, hostile: Hosti
 def test_a_preference_is_exported_exactly_as_its_file_gave_it(
     tmp_path: Path, fmt: str, hostile: Hostile
 ) -> None:
-    """The README: "an imported preference exactly as its file gave it, every digit"."""
+    """docs/exporting.md: "an imported preference exactly as its file gave it, every digit"."""
     project = new_project(tmp_path)
     if fmt == "json":
         data = tmp_path / "annotations.json"
