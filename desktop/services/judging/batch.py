@@ -114,6 +114,7 @@ def import_batch(store: ProjectStore, path: Path) -> BatchImport:
     run (expired, canceled, or not in the file) stores nothing, so the next export asks
     for it."""
     rows: list[ResultRow] = []
+    wheres: list[str] = []  # each row's line, for a message
     counts = {Status.OK: 0, Status.PARSE_FAILURE: 0, Status.ERROR: 0}
     unanswered = {"expired": 0, "canceled": 0}
     manifests: dict[str, tuple[dict[str, Any], Rubric]] = {}
@@ -141,11 +142,15 @@ def import_batch(store: ProjectStore, path: Path) -> BatchImport:
         result = _without_keys(_result(said, manifest, rubric, pair_id, order), mask)
         counts[result.status] += 1
         rows.append(result_row(result))
+        wheres.append(where)
     with store.transaction():
         known = pair_ids(store)
-        missing = [r.pair_id for r in rows if r.pair_id not in known]
+        missing = [
+            (w, r.pair_id) for w, r in zip(wheres, rows, strict=True) if r.pair_id not in known
+        ]
         if missing:
-            raise ImportDataError(f"{path}: pair #{missing[0]} is not in {store.path}")
+            where, pair_id = missing[0]
+            raise ImportDataError(f"{where}: pair #{pair_id} is not in {store.path}")
         insert_results(store.conn, rows)
     absent = sum(
         max(0, int(manifests[tag][0].get("requests", 0)) - len(ids)) for tag, ids in seen.items()
