@@ -105,6 +105,17 @@ def test_a_batch_stores_the_verdicts_a_live_run_does(
     assert len(generations(server)) == 6  # the live run's; a batch calls nothing
 
 
+def test_a_batch_submitted_to_openais_api_stores_the_verdicts_a_live_run_does(
+    tmp_path: Path, server: OpenAIServer, live: Path, capsys: CaptureFixture[str]
+) -> None:
+    path = judged_project(tmp_path, "batch.tiebreak")
+    capsys.readouterr()
+    assert cli("batch", "submit", path, *target(server), "--poll", "0.01", "--yes") == 0
+    said = capsys.readouterr().out.splitlines()
+    assert said == ["6 results stored: 4 ok, 2 parse failures, 0 errors"]
+    assert stored(path) == stored(live)
+
+
 def test_an_anthropic_request_is_the_live_request_as_messages(
     tmp_path: Path, server: OpenAIServer, live: Path
 ) -> None:
