@@ -13,6 +13,7 @@ import pytest
 from pytest import CaptureFixture
 
 from desktop.adapters.profiles_file import save_profile
+from desktop.services.judging.batch import BatchExport
 from tests.batch_helpers import (
     anthropic_line,
     cli,
@@ -247,3 +248,33 @@ def test_an_anthropic_export_refuses_what_messages_cannot_carry(
     assert said in refused(capsys, "batch", "export", path, out, *args)
     assert not out.exists()
     assert table_digest(path) == before
+
+
+@pytest.mark.parametrize(
+    ("shape", "requests", "size", "said"),
+    [
+        ("anthropic", 100_000, 256 << 20, None),
+        ("anthropic", 100_001, 1000, "this file holds 100,001 requests, 1 MB"),
+        ("anthropic", 70_000, (256 << 20) + 1, "this file holds 70,000 requests, 257 MB"),
+        ("openai", 50_001, 1000, "OpenAI's Batch API takes at most 50,000 requests and 200 MB"),
+    ],
+)
+def test_a_file_past_what_its_service_takes_says_so(
+    shape: str, requests: int, size: int, said: str | None
+) -> None:
+    note = BatchExport(requests, 0, "t", "/v1/messages", shape, size).too_large()
+    assert note == said if said is None else note is not None and said in note
+    assert note is None or "--where 'id <= N' exports a part" in note
+
+
+def test_an_export_within_the_limits_says_nothing_more(
+    tmp_path: Path, server: OpenAIServer, capsys: CaptureFixture[str]
+) -> None:
+    path = judged_project(tmp_path, "batch.tiebreak")
+    capsys.readouterr()
+    export(path, tmp_path / "in.jsonl", server, "anthropic")
+    said = capsys.readouterr()
+    assert said.out.splitlines() == [
+        f"{tmp_path / 'in.jsonl'}: 6 requests for /v1/messages (0 already judged)"
+    ]
+    assert said.err == ""

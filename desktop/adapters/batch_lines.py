@@ -17,6 +17,12 @@ OPENAI, ANTHROPIC = "openai", "anthropic"
 # Anthropic's rule for a custom_id; OpenAI's take anything, so theirs keep the colons
 # every batch exported before had.
 _ANTHROPIC_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+# What one batch may hold, by the services' documentation: (service, requests, bytes).
+# vLLM's run-batch and a Ray job take a file of any size.
+LIMITS = {
+    OPENAI: ("OpenAI's Batch API takes", 50_000, 200 * 1024 * 1024),
+    ANTHROPIC: ("Anthropic's Message Batches take", 100_000, 256 * 1024 * 1024),
+}
 _NEVER_RUN = {"batch_expired": "expired", "batch_cancelled": "canceled"}
 # What a Messages request cannot carry and that would shape the answer: refused. Logprobs
 # are left out instead, as a live server that gives none leaves the confidence empty.

@@ -322,6 +322,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
             f"{args.out}: {exported.requests:,} requests for {exported.endpoint}"
             f" ({exported.skipped:,} already judged)"
         )
+        if (note := exported.too_large()) is not None:
+            say(f"note: {note}", err=True)
         return 0
     from desktop.cli.run_question import confirm_run
     from desktop.services.judging.batch_submit import submit_batch

@@ -19,6 +19,7 @@ from typing import Any
 
 from desktop.adapters.batch_lines import (
     ANTHROPIC,
+    LIMITS,
     OPENAI,
     Outcome,
     anthropic_params,
@@ -53,6 +54,21 @@ class BatchExport:
     skipped: int
     tag: str
     endpoint: str
+    shape: str = OPENAI
+    size: int = 0  # bytes written
+
+    def too_large(self) -> str | None:
+        """Where the file holds more than its service takes in one batch: how to cut it."""
+        service, most, most_bytes = LIMITS[self.shape]
+        if self.requests <= most and self.size <= most_bytes:
+            return None
+        mb = 1024 * 1024
+        return (
+            f"{service} at most {most:,} requests and {most_bytes // mb} MB a batch;"
+            f" this file holds {self.requests:,} requests, {-(-self.size // mb):,} MB"
+            " (--where 'id <= N' exports a part; once its results are imported, the next"
+            " export asks for the rest)"
+        )
 
 
 @dataclass(frozen=True)
@@ -106,7 +122,7 @@ def export_batch(job: JudgeJob, out: Path, *, shape: str = OPENAI) -> BatchExpor
             made_id = custom_id(shape, tag, pair_id, order.value)
             line = request_line(shape, made_id, endpoint, body)
             fh.write(json.dumps(line, ensure_ascii=False) + "\n")
-    return BatchExport(len(tasks), skipped, tag, endpoint)
+    return BatchExport(len(tasks), skipped, tag, endpoint, shape, out.stat().st_size)
 
 
 def import_batch(store: ProjectStore, path: Path) -> BatchImport:
