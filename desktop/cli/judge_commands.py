@@ -20,6 +20,7 @@ from desktop.domain.profiles import API_MODES, ModelProfile
 
 if TYPE_CHECKING:
     from desktop.services.judging import JobOptions, JobProgress
+    from desktop.services.judging.batch import BatchImport
 
 
 YES_HELP = (
@@ -101,14 +102,16 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--all", action="store_true", help="every answer, not only parse failures")
     p.set_defaults(func=cmd_reparse)
 
-    p = sub.add_parser("batch", help="judge through OpenAI's Batch API or vLLM's batch runner")
+    p = sub.add_parser(
+        "batch", help="judge through OpenAI's or Anthropic's batches, vLLM's batch runner or Ray"
+    )
     p.set_defaults(func=cmd_batch)
     bsub = p.add_subparsers(dest="batch_command", metavar="ACTION", required=True)
     for action in ("export", "submit"):
         b = bsub.add_parser(
             action,
             help={
-                "export": "write the pending requests as an OpenAI Batch input file",
+                "export": "write the pending requests as a batch input file (OpenAI or Anthropic)",
                 "submit": "upload to the profile's server, wait for the batch, store the results",
             }[action],
         )
@@ -116,6 +119,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         b.add_argument("--rubric", required=True)
         if action == "export":
             b.add_argument("out")
+            b.add_argument(
+                "--shape",
+                choices=("openai", "anthropic"),
+                default="openai",
+                help="openai (also vLLM's run-batch and examples/ray_batch.py) or anthropic",
+            )
         else:
             b.add_argument(
                 "--poll", type=arg_types.seconds, default=30.0, help="seconds between checks"
@@ -132,7 +141,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
             help="at most N pairs answered, those answered before included",
         )
         b.add_argument("--where")
-    b = bsub.add_parser("import", help="store a batch output file as results")
+    b = bsub.add_parser(
+        "import", help="store a batch results file as results (OpenAI, vLLM, Anthropic, Ray)"
+    )
     b.add_argument("project")
     b.add_argument("results")
 
@@ -300,20 +311,19 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if args.batch_command == "import":
         with open_project(args.project) as store:
             report = import_batch(store, Path(args.results))
-        say(
-            f"{report.stored:,} results stored: {report.ok:,} ok,"
-            f" {report.parse_failures:,} parse failures, {report.errors:,} errors"
-        )
+        _say_stored(report)
         return 0
     profile = _profile(args)
     if args.batch_command == "export":
         with open_project(args.project) as store, _where_hint():
             job = file_job(store, args.rubric, profile, _options(args))
-            exported = export_batch(job, Path(args.out))
+            exported = export_batch(job, Path(args.out), shape=args.shape)
         say(
             f"{args.out}: {exported.requests:,} requests for {exported.endpoint}"
             f" ({exported.skipped:,} already judged)"
         )
+        if (note := exported.too_large()) is not None:
+            say(f"note: {note}", err=True)
         return 0
     from desktop.cli.run_question import confirm_run
     from desktop.services.judging.batch_submit import submit_batch
@@ -325,8 +335,26 @@ def cmd_batch(args: argparse.Namespace) -> int:
         confirm_run(size, yes=args.yes)
         job = judge_job(store, args.rubric, profile, _options(args))
         report = submit_batch(job, poll_seconds=args.poll, log=lambda m: say(m, err=True))
+    _say_stored(report)
+    return 0
+
+
+def _say_stored(report: BatchImport) -> None:
     say(
         f"{report.stored:,} results stored: {report.ok:,} ok,"
         f" {report.parse_failures:,} parse failures, {report.errors:,} errors"
     )
-    return 0
+    if report.unanswered:
+        parts = [
+            f"{n:,} {what}"
+            for n, what in (
+                (report.expired, "expired"),
+                (report.canceled, "canceled"),
+                (report.absent, "not in the file"),
+            )
+            if n
+        ]
+        say(
+            f"{report.unanswered:,} requests not answered ({', '.join(parts)}):"
+            " the next batch export asks for them"
+        )
