@@ -34,9 +34,7 @@ CONVERSATION_FIELDS = ("conversation_a", "conversation_b", "turn", "tools")
 STORED_FIELDS = (*FIELDS, *CONVERSATION_FIELDS)
 
 
-def identity_clash(
-    mine: Mapping[str, str | int | None], theirs: Mapping[str, str | int | None]
-) -> str | None:
+def identity_clash(mine: Mapping[str, object], theirs: Mapping[str, object]) -> str | None:
     """The first field in which two records that claim the same external id differ: any
     text (absent and empty count as the same), a generator that both of them name, or the
     conversations and compared turn (where either record has a field, both must)."""

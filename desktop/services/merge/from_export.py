@@ -204,10 +204,10 @@ class _ExportMerge:
             self._by_talks = {}
             for pair in read_pairs(self.store, _IDENTITY, where=_WITHOUT_ID):
                 f = pair.fields
-                turn = f.turn
+                turn, side_a, side_b = f.turn, f.conversation_a, f.conversation_b
                 conversation = None
-                if turn is not None:
-                    conversation = (f.conversation_a, f.conversation_b, turn)
+                if turn is not None and side_a is not None and side_b is not None:
+                    conversation = (side_a, side_b, turn)  # a conversation pair's sides
                 texts = (getattr(f, name) for name in IDENTITY_FIELDS)
                 key = content_key(None, *texts, conversation=conversation, tools=f.tools)
                 self._by_talks.setdefault(key, pair.id)
