@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Self
+from typing import Self
 
 from desktop.domain.conversations import Conversation, implied
 
@@ -67,7 +67,7 @@ class PairContent:
     model_a: str | None = None
     model_b: str | None = None
     category: str | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, object] = field(default_factory=dict)  # as the file gave it
     # A conversation pair's two whole sides and its compared assistant turn (from 1);
     # None for a single-turn pair (see ``conversations``).
     conversation_a: Conversation | None = None
