@@ -10,7 +10,7 @@ from typing import Any
 
 from desktop.adapters.store import open_project
 from desktop.cli.main import main
-from desktop.domain.pairs import Pair
+from desktop.domain.pairs import PairContent
 from tests.helpers import new_project
 from tests.judging_helpers import MODEL, add_pairs, results
 from tests.openai_server import OpenAIServer
@@ -38,7 +38,10 @@ def judged_project(tmp_path: Path, name: str, n: int = 3) -> Path:
     path = new_project(tmp_path, name)
     add_pairs(
         path,
-        [Pair(f"ITEM{i}: which?", f"WINNER {i}", f"LOSER {i}", reference="ref") for i in range(n)],
+        [
+            PairContent(f"ITEM{i}: which?", f"WINNER {i}", f"LOSER {i}", reference="ref")
+            for i in range(n)
+        ],
     )
     return path
 

@@ -18,7 +18,7 @@ from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import insert_results, result_row
 from desktop.domain.conversations import Message as ChatMessage
 from desktop.domain.conversations import to_json
-from desktop.domain.pairs import STORED_FIELDS, Pair
+from desktop.domain.pairs import STORED_FIELDS, PairContent
 from desktop.domain.render import sample_pair
 from desktop.domain.results import JudgeResult
 from desktop.domain.rubric import AnswerFormat, AnswerKind, Message, Rubric
@@ -35,7 +35,7 @@ def tiebreak(*args: str | Path, cwd: Path | None = None) -> subprocess.Completed
     )
 
 
-def pair_row(pair: Pair) -> PairRow:
+def pair_row(pair: PairContent) -> PairRow:
     """A pair as a prepared pairs row (for ``insert_rows``), keyed as an import keys it."""
     metadata = json.dumps(pair.metadata, ensure_ascii=False) if pair.metadata else None
     fields: dict[str, str | int | None] = {f: getattr(pair, f) for f in STORED_FIELDS}
@@ -129,7 +129,7 @@ def user_rubric(content: str, role: str = "user") -> Rubric:
     )
 
 
-def at_turn_of(rubric: Rubric, pair: Pair) -> Pair:
+def at_turn_of(rubric: Rubric, pair: PairContent) -> PairContent:
     """``pair`` as the last turn of a conversation as long as the rubric reads (MT-bench's
     two-turn judges read turn 2), earlier turns taken from ``sample_pair``."""
     sample = sample_pair(rubric)
@@ -138,7 +138,7 @@ def at_turn_of(rubric: Rubric, pair: Pair) -> Pair:
     if sample.tools is not None:  # a rubric of agent runs: a pair is a run of one step
         return pair
     asked = ChatMessage("user", pair.instruction)
-    return Pair(
+    return PairContent(
         pair.instruction,
         pair.response_a,
         pair.response_b,

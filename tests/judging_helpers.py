@@ -11,7 +11,7 @@ from typing import Any
 from desktop.adapters.store import open_project
 from desktop.adapters.store.pairs import insert_rows
 from desktop.adapters.store.project import ProjectStore
-from desktop.domain.pairs import Pair
+from desktop.domain.pairs import PairContent
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.rubric import AnswerFormat, AnswerKind, Decoding, Message, Rubric
 from desktop.services.judging import JobOptions, JudgeJob
@@ -49,14 +49,16 @@ JSON_CHOICES = rubric(
 )
 
 
-def pairs(n: int) -> list[Pair]:
+def pairs(n: int) -> list[PairContent]:
     return [
-        Pair(instruction=f"question {i}", response_a=f"GOOD answer {i}", response_b=f"bad {i}")
+        PairContent(
+            instruction=f"question {i}", response_a=f"GOOD answer {i}", response_b=f"bad {i}"
+        )
         for i in range(1, n + 1)
     ]
 
 
-def add_pairs(path: Path, items: list[Pair]) -> None:
+def add_pairs(path: Path, items: list[PairContent]) -> None:
     with open_project(path) as store, store.transaction():
         insert_rows(store.conn, [pair_row(p) for p in items])
 

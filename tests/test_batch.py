@@ -11,7 +11,7 @@ import pytest
 from desktop.adapters.profiles_file import save_profile
 from desktop.adapters.store import open_project
 from desktop.cli.main import main
-from desktop.domain.pairs import Pair
+from desktop.domain.pairs import PairContent
 from tests.batch_helpers import chat_completion
 from tests.helpers import new_project, table_digest, write_jsonl
 from tests.judging_helpers import MODEL, add_pairs, generations, profile, results
@@ -28,7 +28,11 @@ def server():
 def path(tmp_path: Path) -> Path:
     p = new_project(tmp_path)
     add_pairs(
-        p, [Pair(f"q{i} {{{{ x }}}}", f"GOOD {i}", f"bad {i}", reference="ref") for i in (1, 2)]
+        p,
+        [
+            PairContent(f"q{i} {{{{ x }}}}", f"GOOD {i}", f"bad {i}", reference="ref")
+            for i in (1, 2)
+        ],
     )
     return p
 
@@ -237,7 +241,7 @@ def test_batch_commands_exit_codes(
     )
     lines = export(path, tmp_path / "in.jsonl", server, "href-overall")
     other = new_project(tmp_path, "other.tiebreak")
-    add_pairs(other, [Pair("q", "a", "b", reference="r")])
+    add_pairs(other, [PairContent("q", "a", "b", reference="r")])
     write_jsonl(tmp_path / "out.jsonl", [output_line(lines[0]["custom_id"], "A")])
     assert cli("batch", "import", other, tmp_path / "out.jsonl") == 1
     assert "exported from another project" in capsys.readouterr().err

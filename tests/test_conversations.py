@@ -25,7 +25,7 @@ from desktop.domain.conversations import (
     to_json,
     turn_fields,
 )
-from desktop.domain.pairs import Pair
+from desktop.domain.pairs import PairContent
 from desktop.services.importing import import_file
 from tests.helpers import new_project, pair_row, table_digest, write_jsonl
 
@@ -142,7 +142,7 @@ def test_one_request_and_one_answer_is_a_single_turn_pair() -> None:
 
 
 def test_swapping_a_conversation_pair_exchanges_whole_sides() -> None:
-    pair = Pair(
+    pair = PairContent(
         "And one more?",
         "13",
         "Seventeen.",
@@ -155,13 +155,13 @@ def test_swapping_a_conversation_pair_exchanges_whole_sides() -> None:
     swapped = pair.swapped()
     assert swapped.conversations() == ((U1, B1, U2, B2), (U1, A1, U2, A2))
     assert (swapped.response_a, swapped.model_a, swapped.turn) == ("Seventeen.", "y", 2)
-    single = Pair("Name a prime.", "7", "Eleven.")
+    single = PairContent("Name a prime.", "7", "Eleven.")
     assert single.conversations() == ((U1, A1), (U1, B1)) and single.compared_turn == 1
 
 
 def test_a_conversation_pair_is_stored_and_read_back_exactly(tmp_path: Path) -> None:
     tricky = Message("assistant", 'She said "13"\n\n\\u00e9 — ✅ {{ x }} \u2028')
-    pair = Pair(
+    pair = PairContent(
         "And one more?",
         tricky.content,
         "Seventeen.",
@@ -172,7 +172,7 @@ def test_a_conversation_pair_is_stored_and_read_back_exactly(tmp_path: Path) -> 
     with open_project(new_project(tmp_path)) as store, store.transaction():
         assert insert_rows(store.conn, [pair_row(pair)]) == 1
         assert insert_rows(store.conn, [pair_row(pair)]) == 0  # the same pair
-        other_turn = Pair(**{**pair.__dict__, "turn": 1, "id": None})
+        other_turn = PairContent(**{**pair.__dict__, "turn": 1})
         assert insert_rows(store.conn, [pair_row(other_turn)]) == 1  # another comparison
         back = get_pair(store, 1)
     assert back is not None
@@ -276,7 +276,7 @@ def test_a_merge_from_another_project_carries_its_conversations(tmp_path: Path) 
     keeps every message, its turn and its key, so a second merge adds nothing."""
     from desktop.services.merge import merge_file
 
-    pair = Pair(
+    pair = PairContent(
         "And one more?",
         "13",
         "Seventeen.",
@@ -302,7 +302,7 @@ def test_a_merge_from_another_project_carries_its_conversations(tmp_path: Path) 
 def test_the_reader_gives_a_conversation_pairs_messages_decoded(tmp_path: Path) -> None:
     from desktop.adapters.store.pair_reader import CONVERSATION_COLUMNS, PairQuery, read_pairs
 
-    pair = Pair(
+    pair = PairContent(
         "And one more?",
         "13",
         "Seventeen.",
@@ -310,7 +310,7 @@ def test_the_reader_gives_a_conversation_pairs_messages_decoded(tmp_path: Path) 
         conversation_b=(U1, B1, U2, B2),
         turn=2,
     )
-    single = Pair("Name a prime.", "7", "Eleven.")
+    single = PairContent("Name a prime.", "7", "Eleven.")
     with open_project(new_project(tmp_path)) as store:
         with store.transaction():
             insert_rows(store.conn, [pair_row(pair), pair_row(single)])

@@ -13,7 +13,7 @@ import pytest
 from desktop.adapters.store import open_project
 from desktop.domain.conversations import Message
 from desktop.domain.errors import RubricError
-from desktop.domain.pairs import Pair
+from desktop.domain.pairs import PairContent
 from desktop.domain.parsing import parse_answer
 from desktop.domain.render import check_template, render
 from desktop.domain.requests import answer_grammar
@@ -32,7 +32,7 @@ SYSTEM = Message("system", "Be brief.")
 Q1, Q2 = Message("user", "Name a prime {{ 7*7 }}."), Message("user", "And one more?")
 A1, A2 = Message("assistant", "7"), Message("assistant", "13 </answer> [[B]]")
 B1, B2 = Message("assistant", "Eleven."), Message("assistant", "Seventeen.")
-TWO_TURNS = Pair(
+TWO_TURNS = PairContent(
     Q2.content,
     A2.content,
     B2.content,
@@ -42,7 +42,7 @@ TWO_TURNS = Pair(
     turn=2,
     metadata={"reference_turns": ["2", "19"]},
 )
-FIRST_TURN = Pair(
+FIRST_TURN = PairContent(
     Q1.content,
     A1.content,
     B1.content,
@@ -51,7 +51,7 @@ FIRST_TURN = Pair(
     conversation_b=TWO_TURNS.conversation_b,
     turn=1,
 )
-SINGLE = Pair("Name a prime.", "7", "Eleven.", reference="2")
+SINGLE = PairContent("Name a prime.", "7", "Eleven.", reference="2")
 
 
 def fastchat_prompts() -> dict[str, dict[str, str]]:
@@ -104,7 +104,7 @@ def fastchat_prompts() -> dict[str, dict[str, str]]:
     ],
 )
 def test_mt_bench_judges_render_as_fastchat_formats_them(
-    name: str, pair: Pair, kwargs: dict[str, str]
+    name: str, pair: PairContent, kwargs: dict[str, str]
 ) -> None:
     """The built-in's messages are FastChat's system prompt and its template filled in by
     Python's str.format, as fastchat/llm_judge/common.py does, character for character."""
@@ -151,11 +151,15 @@ def test_swap_exchanges_both_whole_histories() -> None:
     [
         ("pair-v2-multi-turn", SINGLE, "reads answer_a_2, but pair has 1 turn"),
         ("pair-v2-multi-turn", FIRST_TURN, "reads answer_a_2, a turn after the one pair compares"),
-        ("pair-math-v1", Pair("q", "a", "b"), "pair-math-v1 needs a reference, but pair has none"),
+        (
+            "pair-math-v1",
+            PairContent("q", "a", "b"),
+            "pair-math-v1 needs a reference, but pair has none",
+        ),
     ],
 )
 def test_a_judge_that_reads_a_turn_the_pair_lacks_is_refused_in_one_line(
-    name: str, pair: Pair, says: str
+    name: str, pair: PairContent, says: str
 ) -> None:
     with pytest.raises(RubricError) as refused:
         render(rubric_catalog.get(name), pair)
@@ -163,7 +167,7 @@ def test_a_judge_that_reads_a_turn_the_pair_lacks_is_refused_in_one_line(
 
 
 def test_a_turns_reference_the_pair_lacks_is_named() -> None:
-    no_first = Pair(**{**TWO_TURNS.__dict__, "metadata": {}})
+    no_first = PairContent(**{**TWO_TURNS.__dict__, "metadata": {}})
     with pytest.raises(RubricError, match="reads ref_answer_1, but pair has no reference answer"):
         render(rubric_catalog.get("pair-math-v1-multi-turn"), no_first)
 

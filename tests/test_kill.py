@@ -22,7 +22,7 @@ import pytest
 
 from desktop.adapters.store import open_project
 from desktop.adapters.store.pairs import insert_rows
-from desktop.domain.pairs import Pair
+from desktop.domain.pairs import PairContent
 from tests.helpers import pair_row
 from tests.openai_server import GENERATION_PATHS, OpenAIServer
 
@@ -38,7 +38,7 @@ ROW_COLUMNS = "pair_id, ord, status, verdicts, confidence, raw_completion, reque
 def make_project(path: Path, n: int) -> None:
     rows = [
         pair_row(
-            Pair(
+            PairContent(
                 instruction=f"KILLTEST-PAIR-{i:04d}: which planet is largest?",
                 response_a=f"Jupiter is the largest planet ({i}).",
                 response_b=f"Saturn, I think ({i}).",

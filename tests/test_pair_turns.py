@@ -11,7 +11,7 @@ from desktop.adapters.store import open_project
 from desktop.adapters.store.pairs import get_pair
 from desktop.domain.conversations import Message, messages
 from desktop.domain.pair_turns import SINGLE, pair_turns
-from desktop.domain.pairs import Pair
+from desktop.domain.pairs import PairContent
 from desktop.domain.transcript import transcript
 from desktop.services.app_settings import AppSettings
 from desktop.services.importing import import_file
@@ -24,9 +24,9 @@ A1, A2, A3 = (Message("assistant", f"Answer {k}.") for k in (1, 2, 3))
 B1, B2, B3 = (Message("assistant", f"Reply {k}.") for k in (1, 2, 3))
 
 
-def _pair(turn: int, a: tuple[Message, ...], b: tuple[Message, ...]) -> Pair:
+def _pair(turn: int, a: tuple[Message, ...], b: tuple[Message, ...]) -> PairContent:
     request, answer_a, answer_b = a[2 * turn - 2], a[2 * turn - 1], b[2 * turn - 1]
-    return Pair(
+    return PairContent(
         request.content,
         answer_a.content,
         answer_b.content,
@@ -48,17 +48,17 @@ def test_each_turn_and_each_pair_is_laid_out_as_itself_whatever_was_kept() -> No
     assert copy is pair_turns(_pair(2, a, b))
     other = pair_turns(_pair(2, (U1, B1, U2, A2, U3, A3), b)).transcript
     assert other is not None and other.before[0].rows[1].a == "Reply 1."
-    assert pair_turns(Pair("Name a prime.", "7", "Eleven.")) is SINGLE
+    assert pair_turns(PairContent("Name a prime.", "7", "Eleven.")) is SINGLE
 
 
 def test_two_runs_are_laid_out_as_steps_and_a_pair_that_no_longer_compares_as_one_turn() -> None:
     run_a = messages(openai_run("Sunny, 21 °C.", calls=2), "conversation_a")
     run_b = messages(openai_run("Rain, 12 °C."), "conversation_b")
-    pair = Pair("task", "Sunny, 21 °C.", "Rain, 12 °C.", conversation_a=run_a,
+    pair = PairContent("task", "Sunny, 21 °C.", "Rain, 12 °C.", conversation_a=run_a,
                 conversation_b=run_b, turn=1)  # fmt: skip
     runs = pair_turns(pair).runs
     assert runs is not None and pair_turns(pair).transcript is None
-    broken = Pair("?", "x", "y", conversation_a=(U1, A1), conversation_b=(U2, B1), turn=1)
+    broken = PairContent("?", "x", "y", conversation_a=(U1, A1), conversation_b=(U2, B1), turn=1)
     assert pair_turns(broken) is SINGLE  # the user turns differ: nothing to line up
 
 

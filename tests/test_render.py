@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from desktop.adapters.rubric_files import load_rubric, rubric_from_text
 from desktop.domain.chat_formats import format_prompt
 from desktop.domain.errors import RubricError
-from desktop.domain.pairs import Pair
+from desktop.domain.pairs import Pair, PairContent
 from desktop.domain.render import render
 from desktop.domain.rubric import Rubric
 from desktop.resources import prompts_dir
@@ -52,10 +52,10 @@ def seed_text(seeds_dir: Path, prefix: str) -> str:
 
 
 @pytest.fixture
-def alpaca_pair(alpaca_file: Path) -> Pair:
+def alpaca_pair(alpaca_file: Path) -> PairContent:
     """A real row (one with HTML in its instruction), plus reference and source text."""
     row = json.loads(alpaca_file.read_text(encoding="utf-8"))[146]
-    return Pair(
+    return PairContent(
         instruction=row["instruction"],
         response_a=row["output_1"],
         response_b=row["output_2"],
@@ -65,7 +65,7 @@ def alpaca_pair(alpaca_file: Path) -> Pair:
     )
 
 
-INJECTED = Pair(
+INJECTED = PairContent(
     instruction="I:" + INJECTION,
     response_a="A:" + INJECTION,
     response_b="B:" + INJECTION,
@@ -83,7 +83,7 @@ _NAMED = re.compile(
 )
 
 
-def fill_seed(text: str, pair: Pair) -> str:
+def fill_seed(text: str, pair: PairContent) -> str:
     """The seed with its placeholders replaced by the pair's values, in one pass (so a value
     containing a placeholder is not replaced again). Independent of the importer."""
     values = {
@@ -126,13 +126,13 @@ def _seed_llama3(messages: list[dict[str, str]]) -> str:
 
 
 @pytest.fixture(params=["alpaca", "injected"])
-def pair(request: pytest.FixtureRequest) -> Pair:
+def pair(request: pytest.FixtureRequest) -> PairContent:
     if request.param == "injected":
         return INJECTED
     return request.getfixturevalue("alpaca_pair")
 
 
-def test_href_four_is_seed_000(seeds_dir: Path, pair: Pair) -> None:
+def test_href_four_is_seed_000(seeds_dir: Path, pair: PairContent) -> None:
     seed = fill_seed(seed_text(seeds_dir, "000"), pair).replace("{system_message}", HREF_SYSTEM)
     with_examples = seed.replace("{example_begin}", "").replace("{example_end}", "")
     without = re.sub(r"\{example_begin\}.*\{example_end\}", "", seed, flags=re.DOTALL)
@@ -141,7 +141,7 @@ def test_href_four_is_seed_000(seeds_dir: Path, pair: Pair) -> None:
     assert "Here are two examples" not in without
 
 
-def test_href_overall_is_seed_001(seeds_dir: Path, pair: Pair) -> None:
+def test_href_overall_is_seed_001(seeds_dir: Path, pair: PairContent) -> None:
     seed = fill_seed(seed_text(seeds_dir, "001"), pair)
     messages = render(builtin("href-overall"), pair)
     assert _seed_llama3(messages) == seed
@@ -152,7 +152,7 @@ def test_href_overall_is_seed_001(seeds_dir: Path, pair: Pair) -> None:
         assert format_prompt(messages, "llama3") == standard
 
 
-def test_href_correctness_is_seed_002(seeds_dir: Path, pair: Pair) -> None:
+def test_href_correctness_is_seed_002(seeds_dir: Path, pair: PairContent) -> None:
     seed = fill_seed(seed_text(seeds_dir, "002"), pair)
     messages = render(builtin("href-correctness"), pair)
     assert format_prompt(messages, "chatml") == seed + "\n<|im_start|>assistant\n"
@@ -160,7 +160,7 @@ def test_href_correctness_is_seed_002(seeds_dir: Path, pair: Pair) -> None:
 
 @pytest.mark.parametrize(("prefix", "name"), [("003", "just-eval"), ("004", "text-grounded")])
 def test_plain_seeds_are_one_user_message(
-    seeds_dir: Path, pair: Pair, prefix: str, name: str
+    seeds_dir: Path, pair: PairContent, prefix: str, name: str
 ) -> None:
     seed = fill_seed(seed_text(seeds_dir, prefix), pair)
     messages = render(builtin(name), pair)
@@ -194,7 +194,7 @@ def test_corrected_variant_changes_only_the_listed_slips(seeds_dir: Path) -> Non
 
 
 @pytest.mark.parametrize("path", sorted(prompts_dir().glob("*.toml")), ids=lambda p: p.stem)
-def test_every_builtin_renders_a_real_row(path: Path, alpaca_pair: Pair) -> None:
+def test_every_builtin_renders_a_real_row(path: Path, alpaca_pair: PairContent) -> None:
     rubric = load_rubric(path)
     alpaca_pair = at_turn_of(rubric, alpaca_pair)
     messages = render(rubric, alpaca_pair)
@@ -221,7 +221,7 @@ def test_injection_strings_arrive_byte_for_byte(path: Path) -> None:
 
 @given(st.text(st.characters(blacklist_categories=("Cs",))))
 def test_any_response_text_arrives_unchanged(text: str) -> None:
-    pair = Pair(instruction="q", response_a=text, response_b="", reference="r")
+    pair = PairContent(instruction="q", response_a=text, response_b="", reference="r")
     (message,) = render(user_rubric("<a>{{ response_a }}</a>"), pair)
     assert message["content"] == f"<a>{text}</a>"
 
@@ -230,7 +230,7 @@ def test_any_response_text_arrives_unchanged(text: str) -> None:
 
 
 def test_missing_reference_names_rubric_and_pair() -> None:
-    pair = Pair(instruction="q", response_a="a", response_b="b", external_id="17")
+    pair = PairContent(instruction="q", response_a="a", response_b="b", external_id="17")
     with pytest.raises(RubricError) as info:
         render(builtin("href-four"), pair)
     assert str(info.value) == "href-four needs a reference, but pair 17 has none"
@@ -243,13 +243,13 @@ def test_missing_reference_names_rubric_and_pair() -> None:
 
 def test_an_optional_field_that_is_not_required_renders_empty() -> None:
     rubric = user_rubric("[{{ reference }}|{{ source }}]")
-    pair = Pair(instruction="q", response_a="a", response_b="b")
+    pair = PairContent(instruction="q", response_a="a", response_b="b")
     assert render(rubric, pair)[0]["content"] == "[|]"
 
 
 def test_fewshot_off_leaves_no_trace() -> None:
     rubric = builtin("href-four")
-    pair = Pair(instruction="q", response_a="a", response_b="b", reference="r")
+    pair = PairContent(instruction="q", response_a="a", response_b="b", reference="r")
     on = render(rubric, pair)[1]["content"]
     off = render(rubric, pair, fewshot=False)[1]["content"]
     assert rubric.fewshot is not None and rubric.fewshot in on

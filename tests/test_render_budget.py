@@ -13,7 +13,7 @@ from jinja2 import StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
 from desktop.domain.errors import RubricError
-from desktop.domain.pairs import Pair
+from desktop.domain.pairs import PairContent
 from desktop.domain.render import (
     ENV,
     RenderStopped,
@@ -27,7 +27,7 @@ from desktop.domain.rubric import Rubric
 from desktop.services.rubric_catalog import list_rubrics
 from tests.helpers import user_rubric
 
-PAIR = Pair("question", "answer A\nsecond line", "answer B", reference="ref", source="src")
+PAIR = PairContent("question", "answer A\nsecond line", "answer B", reference="ref", source="src")
 
 
 def rubric(template: str) -> Rubric:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from desktop.adapters.rubric_files import dump_rubric, load_rubric, rubric_from_text
 from desktop.domain.errors import RubricError
-from desktop.domain.pairs import Pair
+from desktop.domain.pairs import Pair, PairContent
 from desktop.domain.render import ENV, render
 from desktop.domain.rubric import AnswerKind
 from desktop.domain.template_import import escape_literal, rubric_from_template
@@ -33,7 +33,7 @@ def seed_text(seeds_dir: Path, prefix: str) -> str:
 
 
 @pytest.fixture
-def pairs(alpaca_file: Path) -> list[Pair]:
+def pairs(alpaca_file: Path) -> list[PairContent]:
     row = json.loads(alpaca_file.read_text(encoding="utf-8"))[0]
     real = Pair(
         instruction=row["instruction"],
@@ -49,7 +49,7 @@ def pairs(alpaca_file: Path) -> list[Pair]:
 
 @pytest.mark.parametrize("prefix", sorted(SEEDS))
 def test_each_seed_imports_to_the_builtin_request(
-    seeds_dir: Path, pairs: list[Pair], prefix: str
+    seeds_dir: Path, pairs: list[PairContent], prefix: str
 ) -> None:
     imported = rubric_from_template(seed_text(seeds_dir, prefix), name=f"seed-{prefix}")
     shipped = load_rubric(prompts_dir() / f"{SEEDS[prefix]}.toml")
@@ -99,7 +99,7 @@ def test_imported_rubric_survives_a_file_round_trip(seeds_dir: Path) -> None:
 PAIR = Pair("the question", "answer one", "answer two", "the reference", "the text", id=3)
 
 
-def _render_one(text: str, pair: Pair = PAIR, **kwargs: object) -> str:
+def _render_one(text: str, pair: PairContent = PAIR, **kwargs: object) -> str:
     rubric = rubric_from_template(text, name="t", **kwargs)
     return "".join(m["content"] for m in render(rubric, pair))
 

@@ -22,7 +22,7 @@ from desktop.adapters.store import open_project
 from desktop.adapters.store.pairs import get_pair
 from desktop.domain.conversations import Message, messages, pair_fields
 from desktop.domain.errors import RubricError
-from desktop.domain.pairs import Pair
+from desktop.domain.pairs import PairContent
 from desktop.domain.parsing import parse_answer
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.render import check_cost, render, sample_pair, variables_for
@@ -55,10 +55,10 @@ def trajectory_rubric() -> Any:
     return load_rubric(prompts_dir() / "trajectory.toml")
 
 
-def pair_of(a: list[dict[str, Any]], b: list[dict[str, Any]], tools: Any = None) -> Pair:
+def pair_of(a: list[dict[str, Any]], b: list[dict[str, Any]], tools: Any = None) -> PairContent:
     side_a, side_b = messages(a, "conversation_a"), messages(b, "conversation_b")
     fields = pair_fields(side_a, side_b, None, tools)
-    return Pair(
+    return PairContent(
         instruction=str(fields["instruction"]),
         response_a=str(fields["response_a"]),
         response_b=str(fields["response_b"]),
@@ -70,7 +70,7 @@ def pair_of(a: list[dict[str, Any]], b: list[dict[str, Any]], tools: Any = None)
     )
 
 
-def weather_pair() -> Pair:
+def weather_pair() -> PairContent:
     return pair_of(
         openai_run("It is 14°C with light rain.", calls=2, error=True),
         openai_run("Sunny, 30°C.", city="Lyon, France"),
@@ -146,7 +146,7 @@ def test_a_long_run_is_clipped_to_its_budget_and_says_so() -> None:
 
 
 def test_a_pair_that_is_no_trajectory_is_a_run_of_no_steps() -> None:
-    plain = Pair("Name a prime.", "7", "Eleven.")
+    plain = PairContent("Name a prime.", "7", "Eleven.")
     variables = variables_for(trajectory_rubric(), plain)
     assert variables["trajectory_a"] == "[Final answer]\n7"
     assert (variables["steps_b"], variables["calls_b"], variables["errors_b"]) == (0, 0, 0)

@@ -9,9 +9,53 @@ are values: nothing here is written back, and mappings may be shared between rec
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import NamedTuple, Protocol
 
+from desktop.domain.conversations import Conversation
 from desktop.domain.verdicts import Mark, Verdict
+
+
+class PairColumns(Protocol):
+    """The columns a query may project of a pair (``pair_reader.PAIR_COLUMNS``), each
+    typed as the project stores it. The reader makes one named tuple per projection, so
+    the columns it holds are known only when the query runs: reading one the query did not
+    project is an AttributeError naming it, which no type checker can see ahead. Every
+    column is read-only (a named tuple's)."""
+
+    id: int
+    pair_key: str
+    external_id: str | None
+    category: str | None
+    model_a: str | None  # the generators
+    model_b: str | None
+    instruction: str
+    response_a: str
+    response_b: str
+    reference: str | None
+    source: str | None
+    # A conversation pair's sides as stored (JSON text), its compared turn and tools;
+    # None for a single-turn pair.
+    conversation_a: str | None
+    conversation_b: str | None
+    turn: int | None
+    tools: str | None
+    # The sides decoded; None for a single-turn pair.
+    messages_a: Conversation | None
+    messages_b: Conversation | None
+    metadata: dict[str, object] | None  # decoded, numbers as Numerals
+    metadata_text: str | None  # as stored
+    len_a: int  # characters
+    len_b: int
+    # A trajectory's counts per side (None for a pair that is none).
+    steps_a: int | None
+    steps_b: int | None
+    calls_a: int | None
+    calls_b: int | None
+    errors_a: int | None
+    errors_b: int | None
+
+    def __len__(self) -> int: ...  # how many columns were projected
+    def _asdict(self) -> dict[str, object]: ...
 
 
 class JudgeAnswer(NamedTuple):
@@ -53,12 +97,12 @@ class ReviewerVerdict(NamedTuple):
 
 
 class PairRecord(NamedTuple):
-    """One pair: ``fields`` holds the columns the query projected as a named tuple
-    (``fields.category``; one that was not projected is an AttributeError naming it);
+    """One pair: ``fields`` holds the columns the query projected (``fields.category``;
+    see ``PairColumns``);
     ``answers`` every requested judge's latest answer per order; ``reviews`` the current
     rows in the order they were given."""
 
-    fields: Any
+    fields: PairColumns
     answers: tuple[JudgeAnswer, ...] = ()
     reviews: tuple[ReviewerVerdict, ...] = ()
 
@@ -68,40 +112,32 @@ class PairRecord(NamedTuple):
                 return answer
         return None
 
-    # The columns most readers use, by name: each through a typed local, since ``fields``
-    # is Any to a type checker and cast() would cost a call on every pair read.
+    # The columns most readers use, by name.
     @property
     def id(self) -> int:
-        value: int = self.fields.id
-        return value
+        return self.fields.id
 
     @property
     def external_id(self) -> str | None:
-        value: str | None = self.fields.external_id
-        return value
+        return self.fields.external_id
 
     @property
     def category(self) -> str | None:
-        value: str | None = self.fields.category
-        return value
+        return self.fields.category
 
     @property
     def model_a(self) -> str | None:
-        value: str | None = self.fields.model_a
-        return value
+        return self.fields.model_a
 
     @property
     def model_b(self) -> str | None:
-        value: str | None = self.fields.model_b
-        return value
+        return self.fields.model_b
 
     @property
     def len_a(self) -> int:
         """Response A's length in characters."""
-        value: int = self.fields.len_a
-        return value
+        return self.fields.len_a
 
     @property
     def len_b(self) -> int:
-        value: int = self.fields.len_b
-        return value
+        return self.fields.len_b

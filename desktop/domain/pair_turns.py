@@ -23,7 +23,7 @@ from desktop.domain.conversations import (
     compare,
     is_trajectory,
 )
-from desktop.domain.pairs import Pair
+from desktop.domain.pairs import PairContent
 from desktop.domain.trajectory_steps import Trajectories, trajectories
 from desktop.domain.transcript import Transcript, transcript
 
@@ -39,7 +39,7 @@ SINGLE = PairTurns()
 _kept: deque[tuple[Conversation, Conversation, int, PairTurns]] = deque(maxlen=KEPT)
 
 
-def pair_turns(pair: Pair) -> PairTurns:
+def pair_turns(pair: PairContent) -> PairTurns:
     """The turns or steps ``pair`` is shown with (SINGLE: none, as for a conversation
     whose sides no longer compare at its turn, a file edited since its import, say)."""
     if not pair.is_conversation:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Self
 
 from desktop.domain.conversations import Conversation, implied
 
@@ -34,9 +34,7 @@ CONVERSATION_FIELDS = ("conversation_a", "conversation_b", "turn", "tools")
 STORED_FIELDS = (*FIELDS, *CONVERSATION_FIELDS)
 
 
-def identity_clash(
-    mine: Mapping[str, str | int | None], theirs: Mapping[str, str | int | None]
-) -> str | None:
+def identity_clash(mine: Mapping[str, object], theirs: Mapping[str, object]) -> str | None:
     """The first field in which two records that claim the same external id differ: any
     text (absent and empty count as the same), a generator that both of them name, or the
     conversations and compared turn (where either record has a field, both must)."""
@@ -54,18 +52,22 @@ def identity_clash(
 
 
 @dataclass(frozen=True)
-class Pair:
+class PairContent:
+    """What a pair says: its texts, generators, conversations and metadata, without the
+    row id a project gives it. A prompt is rendered from this (``render``), so a rubric can
+    be tried on a sample pair, and tests build pairs to import, before any is stored; a
+    stored pair is a ``Pair``, this and its id."""
+
     instruction: str
     response_a: str
     response_b: str
     reference: str | None = None
     source: str | None = None
-    id: int | None = None
     external_id: str | None = None
     model_a: str | None = None
     model_b: str | None = None
     category: str | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, object] = field(default_factory=dict)  # as the file gave it
     # A conversation pair's two whole sides and its compared assistant turn (from 1);
     # None for a single-turn pair (see ``conversations``).
     conversation_a: Conversation | None = None
@@ -92,12 +94,10 @@ class Pair:
 
     @property
     def label(self) -> str:
-        """How a message names this pair to a person: its external id, else its row id."""
-        if self.external_id:
-            return f"pair {self.external_id}"
-        return f"pair #{self.id}" if self.id is not None else "pair"
+        """How a message names this pair to a person: its external id, else "pair"."""
+        return f"pair {self.external_id}" if self.external_id else "pair"
 
-    def swapped(self) -> Pair:
+    def swapped(self) -> Self:
         """The same pair with A and B exchanged, for order-swap judging: a conversation
         pair's whole sides (earlier answers too) change places with its answers."""
         return replace(
@@ -109,3 +109,15 @@ class Pair:
             conversation_a=self.conversation_b,
             conversation_b=self.conversation_a,
         )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Pair(PairContent):
+    """A pair a project holds: its content and its row id."""
+
+    id: int
+
+    @property
+    def label(self) -> str:
+        """Its external id, else its row id."""
+        return f"pair {self.external_id}" if self.external_id else f"pair #{self.id}"

@@ -22,7 +22,7 @@ from desktop.domain import render_guards as guards
 from desktop.domain import template_variables
 from desktop.domain.conversations import Message
 from desktop.domain.errors import RubricError
-from desktop.domain.pairs import Pair
+from desktop.domain.pairs import PairContent
 from desktop.domain.render_budget import (
     RENDER_SECONDS,
     RenderOverBudget,
@@ -169,7 +169,7 @@ def _used(rubric: Rubric) -> frozenset[str]:
     return frozenset().union(*(used_variables(m.content) for m in rubric.messages))
 
 
-def variables_for(rubric: Rubric, pair: Pair, *, fewshot: bool = True) -> dict[str, Any]:
+def variables_for(rubric: Rubric, pair: PairContent, *, fewshot: bool = True) -> dict[str, Any]:
     """The template variables for one pair (``template_variables``); a field the rubric
     requires, or a turn its templates read, must be present."""
     return template_variables.variables_for(
@@ -183,7 +183,7 @@ def variables_for(rubric: Rubric, pair: Pair, *, fewshot: bool = True) -> dict[s
 
 def render(
     rubric: Rubric,
-    pair: Pair,
+    pair: PairContent,
     *,
     fewshot: bool = True,
     max_chars: int = MAX_CHARS,
@@ -224,7 +224,7 @@ def render(
 
 
 #: A pair of ordinary size with every field, to try a new rubric on before it is added.
-SAMPLE_PAIR = Pair(
+SAMPLE_PAIR = PairContent(
     instruction="Summarise the text below in three short points, for a busy reader.\n" * 8,
     response_a="- The first point, stated plainly with a number: 42.\n" * 30,
     response_b="1. A numbered point that says much the same thing in other words.\n" * 30,
@@ -234,7 +234,7 @@ SAMPLE_PAIR = Pair(
 )
 
 
-def sample_trajectory() -> Pair:
+def sample_trajectory() -> PairContent:
     """Two runs of an agent as long as a trajectory prompt gets: each side's steps (a
     call with its arguments, a result of 1,500 characters, 40 times over) past the
     budget it is clipped to (``trajectory_text.SIDE_CHARS``), so a rubric that reads them
@@ -274,7 +274,7 @@ def sample_trajectory() -> Pair:
     )
 
 
-def sample_pair(rubric: Rubric) -> Pair:
+def sample_pair(rubric: Rubric) -> PairContent:
     """SAMPLE_PAIR, or for a rubric that reads a later turn (``question_2``), a conversation
     of as many turns, each of SAMPLE_PAIR's size, with a reference answer for each; for
     one that reads an agent's run (``trajectory_a``, ``tools``, ...), two runs clipped at

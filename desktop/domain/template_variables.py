@@ -32,7 +32,7 @@ from typing import Any
 
 from desktop.domain.conversations import shared_history, turn_fields
 from desktop.domain.errors import RubricError
-from desktop.domain.pairs import OPTIONAL_FIELDS, Pair
+from desktop.domain.pairs import OPTIONAL_FIELDS, PairContent
 from desktop.domain.trajectory import run_counts
 from desktop.domain.trajectory_text import tools_text, trajectory_text
 
@@ -86,7 +86,7 @@ def _messages(conversation: tuple[Any, ...]) -> list[dict[str, str]]:
 def variables_for(
     rubric_name: str,
     requires: tuple[str, ...],
-    pair: Pair,
+    pair: PairContent,
     fewshot: str,
     used: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
@@ -129,7 +129,7 @@ def variables_for(
     return variables
 
 
-def trajectory_variables(pair: Pair) -> dict[str, Any]:
+def trajectory_variables(pair: PairContent) -> dict[str, Any]:
     """The variables of an agent's run for one pair (``TRAJECTORY_VARIABLES``)."""
     a, b = pair.conversations()
     out: dict[str, Any] = {
@@ -146,7 +146,7 @@ def trajectory_variables(pair: Pair) -> dict[str, Any]:
 
 
 def _check_turns(
-    rubric_name: str, pair: Pair, used: frozenset[str], variables: dict[str, Any]
+    rubric_name: str, pair: PairContent, used: frozenset[str], variables: dict[str, Any]
 ) -> None:
     """Every per-turn name the templates read is there and no later than the compared
     turn: FastChat's two-turn judges on a pair compared at turn 1 would judge turn 2."""
@@ -173,7 +173,7 @@ def _check_turns(
         )
 
 
-def _references(pair: Pair) -> list[str]:
+def _references(pair: PairContent) -> list[str]:
     """Each turn's reference answer: the metadata's ``reference_turns`` where it is a list
     of texts, else the pair's reference at the compared turn alone."""
     given = pair.metadata.get("reference_turns") if pair.metadata else None

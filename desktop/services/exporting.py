@@ -34,7 +34,7 @@ from desktop.domain.conversations import implied, to_json
 from desktop.domain.errors import TiebreakError
 from desktop.domain.judge_policy import JudgePolicy
 from desktop.domain.labels import REVIEWERS, Label
-from desktop.domain.pair_record import ReviewerVerdict
+from desktop.domain.pair_record import PairColumns, ReviewerVerdict
 from desktop.domain.pair_view import PairView
 from desktop.domain.verdicts import ACCEPTED, Verdict
 from desktop.services.juries import policy_named
@@ -328,7 +328,7 @@ def _review(review: ReviewerVerdict) -> dict[str, Any]:
 
 
 def _turn_cells(
-    fields: Any,
+    fields: PairColumns,
     turns: int,
     text: Callable[[str], str],
     fmt: str,
@@ -367,7 +367,7 @@ class _RawJSON(str):
     it: numbers as the file wrote them)."""
 
 
-def _stored_sides(fields: Any) -> tuple[_RawJSON, _RawJSON]:
+def _stored_sides(fields: PairColumns) -> tuple[_RawJSON, _RawJSON]:
     """Both sides of a pair as JSONL writes them: a conversation pair's as stored, each
     checked to be one JSON list (so no stored text can add to a line); a single-turn pair's
     implied ones."""

@@ -80,7 +80,6 @@ def override(
         raise TiebreakError(
             f"rubric {rubric} has no dimension {dimension!r} (it has {', '.join(dims)})"
         )
-    assert pair.id is not None
     with store.transaction():
         if latest_rubric(store, rubric) is None:
             add_rubric(store, find_rubric(store, rubric))

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from desktop.adapters.store.pair_reader import PairQuery, read_pair
+from desktop.adapters.store.pair_reader import PairQuery, absent, read_pair
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.dimension_view import DimensionView
 from desktop.domain.judge_policy import JudgePolicy
 from desktop.domain.labels import Label
-from desktop.domain.pair_record import PairRecord, ReviewerVerdict
+from desktop.domain.pair_record import ReviewerVerdict
 from desktop.domain.pair_view import PairView
 from desktop.domain.verdicts import Verdict
 from desktop.services.juries import policy_named
@@ -49,7 +49,7 @@ def pair_verdicts(
     """One pair's verdicts per dimension; ``reviewer``'s own verdicts and notes apart."""
     policy = policy_named(store, rubric, judge_model)
     query = PairQuery(rubric, policy.judges, ("id",), detail=True)
-    record = read_pair(store, query, pair_id) or PairRecord(None)  # gone: nothing shown
+    record = read_pair(store, query, pair_id) or absent(pair_id)  # gone: nothing shown
     view = PairView(record, policy, reviewer)
     details = [
         JudgeDetail(a.status, a.raw_completion, a.error, a.order, a.latency_ms, a.judge)

@@ -42,6 +42,7 @@ from desktop.domain import numerals
 from desktop.domain.errors import TiebreakError
 from desktop.domain.judge_policy import policy_for
 from desktop.domain.labels import REVIEWERS, Label
+from desktop.domain.pair_record import PairColumns
 from desktop.domain.pair_view import PairView
 from desktop.domain.verdicts import ACCEPTED, Verdict
 from desktop.services.rubric_choice import Judge, choose_rubric, dimensions_of, pick_judge
@@ -222,7 +223,7 @@ def _provenance(pair_id: int, external_id: str | None, source: str, label: Label
     }
 
 
-def _record(fields: Any, final: Verdict, fmt: str) -> dict[str, Any] | str:
+def _record(fields: PairColumns, final: Verdict, fmt: str) -> dict[str, Any] | str:
     """The pair's record, or the count it is left out under."""
     f = fields  # the projection of _COLUMNS (pair_reader's named tuple)
     a, b = talk.sides(f.instruction, f.response_a, f.response_b, f.messages_a, f.messages_b)

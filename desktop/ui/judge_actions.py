@@ -90,7 +90,7 @@ class JudgeActions(QObject):
 
     def judge_pair(self) -> None:
         current = self.context.session.current
-        if current is not None and current.id is not None:
+        if current is not None:
             self.judge([current.id])
 
     def judge_all(self) -> None:

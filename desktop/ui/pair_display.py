@@ -110,5 +110,5 @@ class PairDisplay(QSplitter):
         note = session.judge_note()
         self.verdicts.judge_note.setText(note)
         self.verdicts.judge_note.setVisible(bool(note))
-        if session.current is not None and session.current.id is not None:
+        if session.current is not None:
             self.pairs.update_row(session.list_row(session.current.id))

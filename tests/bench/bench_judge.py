@@ -66,7 +66,7 @@ def make_project(path: Path, n: int) -> None:
     """A project of ``n`` generated pairs of about 2 KB each, with a human reference."""
     from desktop.adapters.store import open_project
     from desktop.adapters.store.pairs import insert_rows
-    from desktop.domain.pairs import Pair
+    from desktop.domain.pairs import PairContent
     from tests.bench.bench_import_export import _sentence_pool, _text
     from tests.helpers import pair_row
 
@@ -74,7 +74,7 @@ def make_project(path: Path, n: int) -> None:
     pool = _sentence_pool(rng)
     rows = [
         pair_row(
-            Pair(
+            PairContent(
                 external_id=f"bench-{i:06d}",
                 instruction=_text(rng, pool, rng.randint(150, 300)),
                 response_a=_text(rng, pool, rng.randint(500, 800)),

@@ -35,13 +35,13 @@ from jinja2.sandbox import SandboxedEnvironment  # noqa: E402
 from desktop.adapters.store import open_project  # noqa: E402
 from desktop.adapters.store.pairs import iter_pairs  # noqa: E402
 from desktop.domain.errors import RubricError  # noqa: E402
-from desktop.domain.pairs import Pair  # noqa: E402
+from desktop.domain.pairs import PairContent  # noqa: E402
 from desktop.domain.render import render, variables_for  # noqa: E402
 from desktop.services.demo import ensure_demo_project  # noqa: E402
 from desktop.services.rubric_catalog import list_rubrics  # noqa: E402
 
 
-def demo_pairs() -> list[Pair]:
+def demo_pairs() -> list[PairContent]:
     """The demo project's pairs, single-turn and conversations, made as a first run makes
     them (in a temporary data folder), in both orders."""
     with tempfile.TemporaryDirectory() as folder:

@@ -24,17 +24,18 @@ import contextlib
 import functools
 import json
 import sqlite3
-from collections.abc import Callable, Collection, Generator, Mapping
+from collections.abc import Callable, Collection, Generator, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, NamedTuple, TypeVar
+from typing import NamedTuple, Never, TypeVar, cast
 
 from desktop.adapters.store.human_verdicts import CURRENT
 from desktop.adapters.store.pair_steps import COUNT_COLUMNS
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain import numerals
 from desktop.domain.conversations import from_json
-from desktop.domain.pair_record import JudgeAnswer, PairRecord, ReviewerVerdict
+from desktop.domain.numerals import Numeral
+from desktop.domain.pair_record import JudgeAnswer, PairColumns, PairRecord, ReviewerVerdict
 from desktop.domain.pairs import CONVERSATION_FIELDS, FIELDS, STORED_FIELDS
 from desktop.domain.verdicts import BY_VALUE, MARKS, Verdict
 
@@ -85,8 +86,8 @@ _REVIEWS = (
 )
 _NO_REVIEWS = "[]"
 _NO_DETAIL = (None, None, None)
-T = TypeVar("T", bound=tuple[Any, ...])
-_EMPTY: Mapping[str, Any] = MappingProxyType({})
+T = TypeVar("T", bound=tuple[object, ...])
+_EMPTY: Mapping[str, Never] = MappingProxyType({})
 
 
 class Condition(NamedTuple):
@@ -239,9 +240,10 @@ def _records(
         params["review_rubric"] = query.reviews_of or query.rubric
         params.update({f"judge{j}": judge for j, judge in enumerate(query.judges)})
     names = query.columns
-    decode_metadata = "metadata" in names
-    decode_messages = "messages_a" in names or "messages_b" in names
-    make_fields, width = _fields_type(names)._make, len(names)
+    # Where the columns read as JSON text are decoded: metadata, and a side's messages.
+    metadata_at = names.index("metadata") if "metadata" in names else None
+    messages_at = tuple(names.index(name) for name in ("messages_a", "messages_b") if name in names)
+    make_fields, width = _fields_maker(names), len(names)
     detail = query.detail
     # Run once per pair of a whole project: names bound here, tuples made without the
     # named tuples' Python-level constructors.
@@ -254,12 +256,10 @@ def _records(
         # small enough to stay in the processor's cache (larger ones read slower).
         while batch := cursor.fetchmany(64):
             for row in batch:
-                fields = make_fields(row[:width])
-                if decode_metadata:
-                    text = fields.metadata
-                    fields = fields._replace(metadata=numerals.loads(text) if text else None)
-                if decode_messages:
-                    fields = _with_messages(fields)
+                if metadata_at is None and not messages_at:
+                    fields = make_fields(row[:width])
+                else:
+                    fields = make_fields(_decoded(row[:width], metadata_at, messages_at))
                 answers = []
                 for judge, order, i in slots:
                     status = row[i]
@@ -292,35 +292,61 @@ def _records(
             cursor.close()
 
 
-def _with_messages(fields: Any) -> Any:
-    """A projection's ``messages_a`` / ``messages_b`` decoded, where the pair has them."""
-    changed = {
-        name: from_json(text)
-        for name in ("messages_a", "messages_b")
-        if (text := getattr(fields, name, None)) is not None
-    }
-    return fields._replace(**changed) if changed else fields
+def _decoded(
+    values: tuple[object, ...], metadata_at: int | None, messages_at: tuple[int, ...]
+) -> list[object]:
+    """A projection's metadata (a dict, or None for none) and sides' messages (None for a
+    single-turn pair) decoded from the JSON text the project stores."""
+    out = list(values)
+    if metadata_at is not None:
+        text = out[metadata_at]
+        out[metadata_at] = numerals.loads(text) if isinstance(text, str) and text else None
+    for i in messages_at:
+        text = out[i]
+        if isinstance(text, str):
+            out[i] = from_json(text)
+    return out
 
 
-def _new(kind: type[T]) -> Callable[[tuple[Any, ...]], T]:
+def _new(kind: type[T]) -> Callable[[tuple[object, ...]], T]:
     return functools.partial(tuple.__new__, kind)
 
 
 _NEW_ANSWER, _NEW_RECORD = _new(JudgeAnswer), _new(PairRecord)
 
 
+# Called through a name so that mypy takes it as the function typeshed declares, whose
+# fields may be any strings, rather than as a class statement, whose must be literals.
+_named_tuple: Callable[[str, Iterable[str]], type[tuple[object, ...]]] = collections.namedtuple
+
+
 @functools.cache
-def _fields_type(names: tuple[str, ...]) -> type[Any]:
-    """The named tuple of one projection's columns (one class per projection; its fields
-    known only when it is made, so Any to a type checker)."""
-    return collections.namedtuple("PairFields", names)
+def _fields_maker(names: tuple[str, ...]) -> Callable[[Iterable[object]], PairColumns]:
+    """What makes one projection's columns: a named tuple of them, one class per
+    projection. Its fields are known only when it is made, so a type checker sees a plain
+    tuple: the cast says what ``PairColumns`` declares and the import-time check below
+    holds it to."""
+    kind = _named_tuple("PairFields", names)
+    return cast("Callable[[Iterable[object]], PairColumns]", functools.partial(tuple.__new__, kind))
+
+
+# Each column a query may project is one PairColumns declares, and each it declares one a
+# query may project: a column added to one alone would be read untyped or never.
+_DECLARED = set(PairColumns.__annotations__)
+if set(PAIR_COLUMNS) != _DECLARED:
+    raise RuntimeError(f"PairColumns {sorted(_DECLARED)} are not PAIR_COLUMNS {list(PAIR_COLUMNS)}")
+
+
+def absent(pair_id: int) -> PairRecord:
+    """The record of a pair no longer in the project: its id, no answers, no reviews."""
+    return PairRecord(_fields_maker(("id",))((pair_id,)))
 
 
 # JSONDecoder's __init__ sets scan_once (the C scanner), which typeshed does not declare.
 _scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
-def _json(text: str) -> Any:
+def _json(text: str) -> object:
     """JSON text as json.loads reads it; text the store wrote itself (json.dumps, no
     surrounding space) goes straight to the C scanner, about twice as fast for these
     small objects, which a 100,000-pair export reads 150,000 of."""
@@ -332,7 +358,7 @@ def _json(text: str) -> Any:
 
 
 @functools.lru_cache(maxsize=65536)
-def _preferences(text: str) -> Mapping[str, Any]:
+def _preferences(text: str) -> Mapping[str, Numeral]:
     """Stored preferences, each a Numeral: the number as the file wrote it, every digit
     (``float()`` of it where a figure wants a number). Imported files repeat a few values
     (1, 2, 1.5) over many pairs: shared, read-only."""
@@ -342,13 +368,18 @@ def _preferences(text: str) -> Mapping[str, Any]:
 @functools.lru_cache(maxsize=4096)
 def _verdicts(text: str) -> Mapping[str, Verdict]:
     """Stored verdicts ("A", "B", "tie" per dimension) as Verdicts, shared read-only."""
+    stored = _json(text)
+    if not isinstance(stored, dict):
+        raise ValueError(f"stored verdicts {text!r} are no JSON object")
     return MappingProxyType(
-        {dim: BY_VALUE[value] for dim, value in _json(text).items() if value in BY_VALUE}
+        {dim: BY_VALUE[value] for dim, value in stored.items() if value in BY_VALUE}
     )
 
 
 def _reviews(text: str) -> tuple[ReviewerVerdict, ...]:
     rows = _json(text)
+    if not isinstance(rows, list):
+        raise ValueError(f"reviews {text!r} are no JSON array")
     if len(rows) > 1:
         rows.sort()  # by id: the order they were given
     return tuple(

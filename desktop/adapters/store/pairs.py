@@ -5,15 +5,23 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple, cast
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import NamedTuple, TypeGuard, cast
 
 from desktop.adapters.store.pair_keys import content_key
+from desktop.adapters.store.pair_reader import (
+    EVERY_STORED_FIELD,
+    Condition,
+    PairQuery,
+    read_pair,
+    read_pairs,
+)
 from desktop.adapters.store.pair_steps import add_counts, counts_row, totals
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.conversations import sides_from_json
 from desktop.domain.errors import TiebreakError
 from desktop.domain.limits import SQLITE_MAX
+from desktop.domain.pair_record import PairColumns
 from desktop.domain.pairs import (
     CONVERSATION_FIELDS,
     IDENTITY_FIELDS,
@@ -51,9 +59,8 @@ if _FIELD_COLUMNS != STORED_FIELDS:  # a field the row lacks would be dropped un
     raise RuntimeError(f"PairRow's fields {_FIELD_COLUMNS} are not the pair's {STORED_FIELDS}")
 # What two records claiming one external id are compared on (``identity_clash``).
 _CLASH_FIELDS = (*IDENTITY_FIELDS, *CONVERSATION_FIELDS)
-_CONVERSATION_A = PAIR_COLUMNS.index("conversation_a")
-_TOOLS = PAIR_COLUMNS.index("tools")
-_TURN = PAIR_COLUMNS.index("turn")
+#: What a pair's key is made of besides its turn: text each, or None.
+_KEYED = ("external_id", *IDENTITY_FIELDS, "conversation_a", "conversation_b", "tools")
 #: Besides the row's own: a trajectory's counts of both sides together (m012, NULL for
 #: any other pair), which the list sorts by through their indexes (``pair_steps``).
 _TOTALS = ("steps", "calls", "errors")
@@ -74,28 +81,34 @@ def _insert(rows: int) -> str:
     )
 
 
-def new_row(fields: Mapping[str, Any], metadata: str | None) -> PairRow:
+def new_row(fields: Mapping[str, object], metadata: str | None) -> PairRow:
     """A prepared pairs row of a pair's ``fields`` (one absent is empty; a conversation
     pair's sides as JSON text) and its metadata as JSON text, keyed as ``pair_keys``
     says."""
     get = fields.get
+    keyed = [get(name) for name in _KEYED]
+    if not _texts(keyed):
+        raise TypeError(f"a pair's {', '.join(_KEYED)} are each text or absent")
+    external_id, *identity, side_a, side_b, tools = keyed
     turn = get("turn")
     conversation = None
     if turn is not None:  # a conversation pair: both sides are there with its turn
-        sides = (get("conversation_a"), get("conversation_b"), turn)
-        conversation = cast("tuple[str, str, int]", sides)
-    identity = map(get, IDENTITY_FIELDS)
-    key = content_key(get("external_id"), *identity, conversation=conversation, tools=get("tools"))
+        conversation = cast("tuple[str, str, int]", (side_a, side_b, turn))
+    key = content_key(external_id, *identity, conversation=conversation, tools=tools)
     return PairRow._make((key, *map(get, _FIELD_COLUMNS), metadata))
 
 
-def stored_row(fields: Mapping[str, Any], metadata: str | None) -> PairRow:
+def _texts(values: list[object]) -> TypeGuard[list[str | None]]:
+    return all(value is None or isinstance(value, str) for value in values)
+
+
+def stored_row(fields: Mapping[str, object], metadata: str | None) -> PairRow:
     """A prepared pairs row of a pair read from a project with its ``pair_key``: the key
     is kept as that project made it."""
     return PairRow._make((fields["pair_key"], *map(fields.__getitem__, _FIELD_COLUMNS), metadata))
 
 
-def insert_rows(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> int:
+def insert_rows(conn: sqlite3.Connection, rows: Sequence[PairRow]) -> int:
     """Insert prepared rows (see new_row) inside the caller's transaction; returns how many
     were new."""
     most = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // len(_INSERTED)
@@ -104,7 +117,7 @@ def insert_rows(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> in
     counted = [_counted(row) for row in rows]  # a trajectory's counts, else None
     for start in range(0, len(rows), step):
         chunk = rows[start : start + step]
-        values: list[Any] = []
+        values: list[object] = []
         for row, counts in zip(chunk, counted[start : start + step], strict=True):
             values += row
             values += totals(counts) if counts is not None else _NO_TOTALS
@@ -117,15 +130,15 @@ def insert_rows(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> in
 _NO_TOTALS = (None,) * len(_TOTALS)
 
 
-def _counted(row: Sequence[Any]) -> tuple[int, ...] | None:
+def _counted(row: PairRow) -> tuple[int, ...] | None:
     """A prepared row's trajectory counts (``pair_steps.counts_row``), else None."""
-    if row[_TURN] is None:
+    if row.turn is None:
         return None
-    return counts_row(row[_CONVERSATION_A], row[_CONVERSATION_A + 1], row[_TOOLS])
+    return counts_row(row.conversation_a, row.conversation_b, row.tools)
 
 
 def ids_for_keys(conn: sqlite3.Connection, keys: Iterable[str]) -> dict[str, int]:
-    return {key: row[0] for key, row in _by_keys(conn, ("id",), keys)}
+    return {key: pair_id for rows in _by_keys(conn, ("id",), keys) for key, pair_id in rows}
 
 
 def identities_for_keys(
@@ -134,21 +147,23 @@ def identities_for_keys(
     """The pairs with these keys: each one's row id, IDENTITY_FIELDS and
     CONVERSATION_FIELDS."""
     return {
-        key: (row[0], dict(zip(_CLASH_FIELDS, row[1:], strict=True)))
-        for key, row in _by_keys(conn, ("id", *_CLASH_FIELDS), keys)
+        row[0]: (row[1], dict(zip(_CLASH_FIELDS, row[2:], strict=True)))
+        for rows in _by_keys(conn, ("id", *_CLASH_FIELDS), keys)
+        for row in rows
     }
 
 
 def _by_keys(
     conn: sqlite3.Connection, columns: Sequence[str], keys: Iterable[str]
-) -> Iterable[tuple[str, tuple[Any, ...]]]:
+) -> Iterator[sqlite3.Cursor]:
+    """The rows, ``pair_key`` then ``columns``, of the pairs with these keys: a cursor for
+    each 500 keys."""
     keys = list(keys)
     for start in range(0, len(keys), 500):
         chunk = keys[start : start + 500]
         marks = ",".join("?" * len(chunk))
         sql = f"SELECT pair_key, {', '.join(columns)} FROM pairs WHERE pair_key IN ({marks})"
-        for key, *values in conn.execute(sql, chunk):
-            yield key, tuple(values)
+        yield conn.execute(sql, chunk)
 
 
 def last_id(store: ProjectStore) -> int:
@@ -184,12 +199,13 @@ def count_lacking(
         f"SELECT count(*), coalesce(sum(coalesce(trim(p.{field}, ?), '') = ''), 0)"
         f" FROM pairs p {condition}"
     )
-    return tuple(_run(store, sql, [_WHITESPACE, *params], where)[0])
+    selected, lacking = _run(store, sql, [_WHITESPACE, *params], where)[0]
+    return selected, lacking
 
 
-def _selection(where: str | None, pair_ids: Sequence[int] | None) -> tuple[str, list[Any]]:
+def _selection(where: str | None, pair_ids: Sequence[int] | None) -> tuple[str, list[int | str]]:
     clauses: list[str] = []
-    params: list[Any] = []
+    params: list[int | str] = []
     if pair_ids is not None:
         clauses.append(f"p.id IN ({','.join('?' * len(pair_ids))})")
         params.extend(pair_ids)
@@ -198,7 +214,10 @@ def _selection(where: str | None, pair_ids: Sequence[int] | None) -> tuple[str, 
     return (f"WHERE {' AND '.join(clauses)}" if clauses else ""), params
 
 
-def _run(store: ProjectStore, sql: str, params: list[Any], where: str | None) -> list[Any]:
+def _run(
+    store: ProjectStore, sql: str, params: list[int | str], where: str | None
+) -> list[tuple[int, ...]]:
+    """The rows, numbers each (ids, counts), of a query with a user's condition."""
     try:
         return store.conn.execute(sql, params).fetchall()
     except sqlite3.Error as exc:
@@ -214,22 +233,47 @@ def count_pairs(store: ProjectStore) -> int:
     return store.conn.execute("SELECT count(*) FROM pairs").fetchone()[0]
 
 
-def _from_row(row: sqlite3.Row | tuple[Any, ...]) -> Pair:
-    """A row of ``_SELECT`` as a Pair."""
-    metadata = row[-1]
-    values = dict(zip(STORED_FIELDS, row[1:-1], strict=True))
-    values["conversation_a"], values["conversation_b"] = sides_from_json(
-        values["conversation_a"], values["conversation_b"]
+#: What a Pair is read from: its stored fields, conversations as stored (decoded below,
+#: where ``sides_from_json`` shares the history two sides start with), metadata as stored.
+_WHOLE = PairQuery(columns=(*EVERY_STORED_FIELD, "metadata_text"))
+
+
+def _pair(fields: PairColumns) -> Pair:
+    """A pair as the reader read it."""
+    text = fields.metadata_text
+    side_a, side_b = sides_from_json(fields.conversation_a, fields.conversation_b)
+    return Pair(
+        fields.instruction,
+        fields.response_a,
+        fields.response_b,
+        fields.reference,
+        fields.source,
+        metadata=json.loads(text) if text else {},
+        id=fields.id,
+        external_id=fields.external_id,
+        model_a=fields.model_a,
+        model_b=fields.model_b,
+        category=fields.category,
+        conversation_a=side_a,
+        conversation_b=side_b,
+        turn=fields.turn,
+        tools=fields.tools,
     )
-    return Pair(id=row[0], **values, metadata=json.loads(metadata) if metadata else {})
 
 
-_SELECT = f"SELECT id, {', '.join(STORED_FIELDS)}, metadata FROM pairs"
+def _first(store: ProjectStore, where: Condition) -> Pair | None:
+    """The first pair, in id order, that meets ``where``."""
+    records = read_pairs(store, _WHOLE, where=where)
+    try:
+        record = next(records, None)
+    finally:
+        records.close()
+    return None if record is None else _pair(record.fields)
 
 
 def get_pair(store: ProjectStore, pair_id: int) -> Pair | None:
-    row = store.conn.execute(f"{_SELECT} WHERE id = ?", [pair_id]).fetchone()
-    return _from_row(row) if row else None
+    record = read_pair(store, _WHOLE, pair_id)
+    return None if record is None else _pair(record.fields)
 
 
 def get_pairs(store: ProjectStore, pair_ids: Sequence[int]) -> dict[int, Pair]:
@@ -237,9 +281,7 @@ def get_pairs(store: ProjectStore, pair_ids: Sequence[int]) -> dict[int, Pair]:
     ids = list(dict.fromkeys(pair_ids))
     if not ids:
         return {}
-    marks = ",".join("?" * len(ids))
-    rows = store.conn.execute(f"{_SELECT} WHERE id IN ({marks})", ids)
-    return {row[0]: _from_row(row) for row in rows}
+    return {r.id: _pair(r.fields) for r in read_pairs(store, _WHOLE, ids=ids)}
 
 
 def pairs_if_readable(store: ProjectStore, pair_ids: Sequence[int]) -> list[Pair]:
@@ -253,14 +295,14 @@ def pairs_if_readable(store: ProjectStore, pair_ids: Sequence[int]) -> list[Pair
 
 def find_pair(store: ProjectStore, ref: str) -> Pair:
     """A pair named by a person: its external id, or ``#N`` / ``N`` for the row id."""
-    row = store.conn.execute(f"{_SELECT} WHERE external_id = ? LIMIT 1", [ref]).fetchone()
-    if row is None:
+    pair = _first(store, Condition("p.external_id = :c_ref", {"c_ref": ref}))
+    if pair is None:
         number = row_number(ref[1:] if ref.startswith("#") else ref)
         if number is not None:
-            row = store.conn.execute(f"{_SELECT} WHERE id = ?", [number]).fetchone()
-    if row is None:
+            pair = get_pair(store, number)
+    if pair is None:
         raise TiebreakError(f"{store.path}: no pair with id {ref!r}")
-    return _from_row(row)
+    return pair
 
 
 def row_number(text: str) -> int | None:
@@ -273,18 +315,9 @@ def row_number(text: str) -> int | None:
     return number if number <= SQLITE_MAX else None
 
 
-def iter_pairs(store: ProjectStore, *, batch: int = 500) -> Iterable[Pair]:
-    """Every pair in id order, a batch at a time, so memory stays flat."""
-    last = 0
-    while True:
-        rows = store.conn.execute(
-            f"{_SELECT} WHERE id > ? ORDER BY id LIMIT ?", [last, batch]
-        ).fetchall()
-        if not rows:
-            return
-        for row in rows:
-            yield _from_row(row)
-        last = rows[-1][0]
+def iter_pairs(store: ProjectStore) -> Iterator[Pair]:
+    """Every pair in id order, streamed from one cursor, so memory stays flat."""
+    return (_pair(record.fields) for record in read_pairs(store, _WHOLE))
 
 
 _ROLE_COUNT = (

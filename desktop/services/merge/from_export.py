@@ -26,7 +26,7 @@ from desktop.adapters.formats.readers import Record, in_batches, read_records, s
 from desktop.adapters.store.human_verdicts import insert_verdict
 from desktop.adapters.store.pair_keys import content_key
 from desktop.adapters.store.pair_reader import Condition, PairQuery, read_pair, read_pairs
-from desktop.adapters.store.pairs import ids_for_keys, insert_rows, new_row
+from desktop.adapters.store.pairs import PairRow, ids_for_keys, insert_rows, new_row
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import now
 from desktop.domain.columns import REQUIRED
@@ -110,9 +110,9 @@ class _ExportMerge:
         }
         if new:
             self.report.added_pairs += insert_rows(self.store.conn, list(new.values()))
-            ids = ids_for_keys(self.store.conn, [row[0] for row in new.values()])
+            ids = ids_for_keys(self.store.conn, [row.pair_key for row in new.values()])
             for i, row in new.items():
-                found[i] = ids[row[0]]
+                found[i] = ids[row.pair_key]
         self.report.matched += len(batch) - len(new)
         for (where, fields), pid in zip(batch, found, strict=True):
             assert pid is not None
@@ -204,10 +204,10 @@ class _ExportMerge:
             self._by_talks = {}
             for pair in read_pairs(self.store, _IDENTITY, where=_WITHOUT_ID):
                 f = pair.fields
-                turn = f.turn
+                turn, side_a, side_b = f.turn, f.conversation_a, f.conversation_b
                 conversation = None
-                if turn is not None:
-                    conversation = (f.conversation_a, f.conversation_b, turn)
+                if turn is not None and side_a is not None and side_b is not None:
+                    conversation = (side_a, side_b, turn)  # a conversation pair's sides
                 texts = (getattr(f, name) for name in IDENTITY_FIELDS)
                 key = content_key(None, *texts, conversation=conversation, tools=f.tools)
                 self._by_talks.setdefault(key, pair.id)
@@ -251,7 +251,7 @@ class _ExportMerge:
                 f" of the project but a different {field}; nothing was merged"
             )
 
-    def _pair_row(self, fields: Mapping[str, Any], talk: Talk | None) -> tuple[Any, ...]:
+    def _pair_row(self, fields: Mapping[str, Any], talk: Talk | None) -> PairRow:
         def text(name: str) -> str | None:
             value = fields.get(name)
             if value is None or value == "":

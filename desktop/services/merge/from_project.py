@@ -56,27 +56,27 @@ class _ProjectMerge:
         return self.report
 
     def _match(self, batch: list[PairRecord]) -> None:
-        pairs = [record.fields._asdict() for record in batch]
-        keys = [pair["pair_key"] for pair in pairs]
+        pairs = [record.fields for record in batch]
+        keys = [pair.pair_key for pair in pairs]
         known = identities_for_keys(self.store.conn, keys)
         for theirs in pairs:
-            if theirs["pair_key"] in known:
-                pid, mine = known[theirs["pair_key"]]
-                field = identity_clash(mine, theirs)
+            if theirs.pair_key in known:
+                pid, mine = known[theirs.pair_key]
+                field = identity_clash(mine, theirs._asdict())
                 if field is not None:
                     raise ImportDataError(
-                        f"{self.source.path}: pair {theirs['external_id']} has the same id as"
+                        f"{self.source.path}: pair {theirs.external_id} has the same id as"
                         f" pair #{pid} of {self.store.path} but a different {field};"
                         " nothing was merged"
                     )
         self.report.records += len(batch)
         self.report.matched += len(known)
-        new = [pair for pair in pairs if pair["pair_key"] not in known]
+        new = [pair for pair in pairs if pair.pair_key not in known]
         self.report.added_pairs += insert_rows(
-            self.store.conn, [stored_row(pair, pair["metadata_text"]) for pair in new]
+            self.store.conn, [stored_row(pair._asdict(), pair.metadata_text) for pair in new]
         )
         ids = ids_for_keys(self.store.conn, keys)
-        self.ids.update({pair["id"]: ids[pair["pair_key"]] for pair in pairs})
+        self.ids.update({pair.id: ids[pair.pair_key] for pair in pairs})
 
 
 def _batches(records: Iterator[PairRecord]) -> Iterator[list[PairRecord]]:
