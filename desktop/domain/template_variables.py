@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from desktop.domain.conversations import shared_history, turn_fields
+from desktop.domain.conversation_comparison import shared_history, turn_fields
 from desktop.domain.errors import RubricError
 from desktop.domain.pairs import OPTIONAL_FIELDS, Pair
 from desktop.domain.trajectory import run_counts

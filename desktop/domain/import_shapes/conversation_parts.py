@@ -10,14 +10,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from desktop.domain.columns import candidates
+from desktop.domain.conversation_comparison import first_difference, pair_fields
 from desktop.domain.conversations import (
     Conversation,
     ConversationError,
     decoded,
-    first_difference,
     is_trajectory,
     messages,
-    pair_fields,
     to_json,
 )
 from desktop.domain.errors import ImportDataError
@@ -165,8 +164,8 @@ def compared_turn(
     where: str, a: Conversation, b: Conversation, sides: tuple[str, str]
 ) -> int | None:
     """``parting_turn`` of a preference record's sides, but two agent runs are compared
-    whole, at their final answers (``conversations.compare``): None, and two runs that are
-    the same are refused."""
+    whole, at their final answers (``conversation_comparison.compare``): None, and two
+    runs that are the same are refused."""
     if is_trajectory(a) or is_trajectory(b):
         if a == b:
             raise ImportDataError(

@@ -16,12 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from desktop.domain.conversations import (
-    Conversation,
-    ConversationError,
-    messages,
-    pair_fields,
-)
+from desktop.domain.conversation_comparison import pair_fields
+from desktop.domain.conversations import Conversation, ConversationError, messages
 from desktop.domain.errors import ImportDataError
 from desktop.domain.import_shapes.base import Columns, Shape, ShapedRecord
 from desktop.domain.import_shapes.conversation_parts import BATCH
