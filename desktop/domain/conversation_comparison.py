@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from desktop.domain import numerals
 from desktop.domain.conversations import (
@@ -183,14 +182,14 @@ def shared_history(a: Conversation, b: Conversation, turn: int) -> Conversation:
 
 def turn_fields(
     a: Conversation, b: Conversation, turn: int, references: Sequence[str] = ()
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Per-turn fields as FastChat's MT-bench judge prompts name them: ``question_k`` (the
     user message assistant turn k answers), ``answer_a_k``, ``answer_b_k``, ``ref_answer_k``
     from ``references``; and the compared turn's as ``question``, ``answer_a``,
     ``answer_b`` (``pair-v2``'s names), ``turn``, and ``system`` where there is one. Turns
     run as far as both sides have them, turns after the compared one included."""
     c = compare(a, b, turn)
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "turn": c.turn,
         "question": c.instruction,
         "answer_a": c.response_a,
@@ -211,7 +210,7 @@ def turn_fields(
 
 
 def pair_fields(
-    a: Conversation, b: Conversation, turn: int | None = None, tools: Any = None
+    a: Conversation, b: Conversation, turn: int | None = None, tools: object = None
 ) -> dict[str, str | int | None]:
     """The pair fields two conversations give: the compared turn's ``instruction``,
     ``response_a`` and ``response_b``, and ``conversation_a``, ``conversation_b`` (as
