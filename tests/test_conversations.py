@@ -14,16 +14,13 @@ from desktop.adapters.store import open_project
 from desktop.adapters.store.migrations import migrations
 from desktop.adapters.store.pairs import get_pair, insert_rows
 from desktop.adapters.store.schema import APPLICATION_ID
+from desktop.domain.conversation_comparison import compare, pair_fields, shared_history, turn_fields
 from desktop.domain.conversations import (
     ConversationError,
     ConversationShape,
     Message,
-    compare,
     messages,
-    pair_fields,
-    shared_history,
     to_json,
-    turn_fields,
 )
 from desktop.domain.pairs import PairContent
 from desktop.services.importing import import_file

@@ -23,7 +23,8 @@ import pytest
 from desktop.adapters.store import open_project
 from desktop.adapters.store.pairs import iter_pairs
 from desktop.api import import_runs
-from desktop.domain.conversations import ConversationShape, compare
+from desktop.domain.conversation_comparison import compare
+from desktop.domain.conversations import ConversationShape
 from desktop.domain.errors import ImportDataError
 from tests.helpers import new_project, table_digest, tiebreak
 

@@ -137,7 +137,7 @@ def test_read_only_file_is_refused_for_writing_even_as_root(
 def test_locked_by_another_writer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "p.tiebreak"
     open_project(path, create=True).close()
-    monkeypatch.setattr("desktop.adapters.store.project.BUSY_TIMEOUT_MS", 100)
+    monkeypatch.setattr("desktop.adapters.store.connection.BUSY_TIMEOUT_MS", 100)
     with (
         write_lock_held(path),
         open_project(path) as store,

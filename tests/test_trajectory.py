@@ -13,13 +13,12 @@ import pytest
 
 from desktop.adapters.store import open_project
 from desktop.adapters.store.pairs import get_pair
+from desktop.domain.conversation_comparison import compare, pair_fields
 from desktop.domain.conversations import (
     ConversationError,
     ConversationShape,
-    compare,
     from_json,
     messages,
-    pair_fields,
     to_json,
 )
 from desktop.domain.trajectory import run_counts

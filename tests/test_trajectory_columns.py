@@ -21,7 +21,8 @@ from desktop.adapters.store.migrations import APPLICATION_ID, migrations
 from desktop.adapters.store.pair_reader import PairQuery, read_pairs
 from desktop.adapters.store.pairs import get_pair, new_row
 from desktop.adapters.store.search_index import scan_search
-from desktop.domain.conversations import messages, pair_fields, to_json
+from desktop.domain.conversation_comparison import pair_fields
+from desktop.domain.conversations import messages, to_json
 from desktop.domain.trajectory import counts_of_json, run_counts
 from desktop.services.merge import merge_file
 from desktop.services.pair_list import FILTERS, STEP_FILTERS, list_rows, ordering

@@ -14,7 +14,8 @@ import pytest
 
 from desktop.adapters.store import open_project
 from desktop.adapters.store.pairs import iter_pairs
-from desktop.domain.conversations import ConversationShape, compare, to_json
+from desktop.domain.conversation_comparison import compare
+from desktop.domain.conversations import ConversationShape, to_json
 from desktop.domain.trajectory import run_counts
 from tests.helpers import new_project, table_digest, tiebreak, write_jsonl
 from tests.trajectory_data import OPENAI_TOOLS, TRL_TOOLS, anthropic_run, openai_run

@@ -20,7 +20,8 @@ from desktop.adapters.profiles_file import save_profile
 from desktop.adapters.rubric_files import load_rubric
 from desktop.adapters.store import open_project
 from desktop.adapters.store.pairs import get_pair
-from desktop.domain.conversations import Message, messages, pair_fields
+from desktop.domain.conversation_comparison import pair_fields
+from desktop.domain.conversations import Message, messages
 from desktop.domain.errors import RubricError
 from desktop.domain.pairs import PairContent
 from desktop.domain.parsing import parse_answer

@@ -77,7 +77,7 @@ def test_every_hh_rlhf_record_lays_out_with_nothing_lost() -> None:
     """The chosen and rejected transcripts of Anthropic's HH-RLHF, split as the import
     splits them and compared where they part: every message is in a row (the compared
     request and answers aside), the shared ones once."""
-    from desktop.domain.conversations import first_difference
+    from desktop.domain.conversation_comparison import first_difference
     from desktop.domain.import_shapes.hh_rlhf import split_transcript
 
     for line in HH.read_text(encoding="utf-8").splitlines():

@@ -262,7 +262,7 @@ def test_a_real_hh_rlhf_chat_shows_its_shared_history_once(
 ) -> None:
     """Anthropic's HH-RLHF (red-team chats): the turns before the two transcripts part are
     one column each, every message there as the data has it."""
-    from desktop.domain.conversations import first_difference
+    from desktop.domain.conversation_comparison import first_difference
 
     path = new_project(tmp_path)
     with open_project(path) as store:

@@ -12,14 +12,13 @@ gives back the same pairs.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from desktop.domain import numerals
+from desktop.domain.conversation_comparison import compare
 from desktop.domain.conversations import (
     Conversation,
     Message,
     answers,
-    compare,
     implied,
     is_trajectory,
     task_of,
@@ -78,11 +77,11 @@ def _requests(conversation: Sequence[Message]) -> list[str]:
     return out
 
 
-def csv_cells(a: Conversation, b: Conversation, turn: int, turns: int) -> list[Any]:
+def csv_cells(a: Conversation, b: Conversation, turn: int, turns: int) -> list[str | int]:
     """The cells of ``csv_columns(turns)``. A user turn that differs between the sides
     (only after the compared turn can it) is written as both, labelled."""
     system = "\n\n".join(m.content for m in a if m.role == "system")
-    cells: list[Any] = [turn, system]
+    cells: list[str | int] = [turn, system]
     asked_a, asked_b = _requests(a), _requests(b)
     said_a = [a[i].content for i in answers(a)]
     said_b = [b[i].content for i in answers(b)]
@@ -116,14 +115,14 @@ def preference_parts(
 
 def trl_record(
     prompt: list[Message], chosen: list[Message], rejected: list[Message]
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """TRL's conversational preference record (explicit prompt)."""
     return {"prompt": as_json(prompt), "chosen": as_json(chosen), "rejected": as_json(rejected)}
 
 
 def openai_record(
     prompt: list[Message], preferred: list[Message], non_preferred: list[Message]
-) -> dict[str, Any] | None:
+) -> dict[str, object] | None:
     """OpenAI's preference fine-tuning record, or None where the two sides are not one
     shared history and one answer each (its format has one input for both outputs)."""
     if len(preferred) != 1 or len(non_preferred) != 1:
@@ -158,11 +157,11 @@ def count_cells(a: Conversation, b: Conversation) -> list[int]:
     return [*side_counts(a), *side_counts(b)]
 
 
-def _dicts(side: Sequence[Message]) -> list[dict[str, Any]]:
+def _dicts(side: Sequence[Message]) -> list[dict[str, object]]:
     return [message_dict(m.raw, m.role, m.content) for m in side]
 
 
-def _arguments_text(arguments: Any) -> str:
+def _arguments_text(arguments: object) -> str:
     return numerals.to_json(arguments)
 
 
@@ -185,13 +184,13 @@ def flattened(side: Conversation) -> str:
     return "\n".join(lines)
 
 
-def trajectory_csv_cells(a: Conversation, b: Conversation, turns: int) -> list[Any]:
+def trajectory_csv_cells(a: Conversation, b: Conversation, turns: int) -> list[str | int]:
     """``csv_cells`` of two runs: compared turn 1, the system message, the task as turn
     1's user message and each side's final answer as its answer; the runs themselves go
     in ``TRAJECTORY_CSV_COLUMNS``."""
     c = compare(a, b, None)
     system = "\n\n".join(m.content for m in a[: task_of(a)] if m.role == "system")
-    cells: list[Any] = [1, system, c.instruction, c.response_a, c.response_b]
+    cells: list[str | int] = [1, system, c.instruction, c.response_a, c.response_b]
     return cells + [""] * (3 * max(turns - 1, 0))
 
 
@@ -203,7 +202,7 @@ def is_run(a: Conversation, b: Conversation, tools: str | None = None) -> bool:
 
 def _trajectory_parts(
     a: Conversation, b: Conversation, form: str, turn: int | None
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[dict[str, object]], list[dict[str, object]], list[dict[str, object]]]:
     """``preference_parts`` of two runs, each message written in ``form`` (``openai`` or
     ``trl``; ``trajectory_formats``): the messages both share, then each side's rest up
     to and with its final answer."""
@@ -221,13 +220,13 @@ def _trajectory_parts(
     return flat(on_a[:shared]), flat(on_a[shared:]), flat(on_b[shared:])
 
 
-def _tools(tools: str | None) -> list[dict[str, Any]]:
+def _tools(tools: str | None) -> list[dict[str, object]]:
     return tools_as_openai(numerals.loads(tools)) if tools else []
 
 
 def trl_run_record(
     chosen: Conversation, rejected: Conversation, tools: str | None, turn: int | None = None
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """TRL's conversational preference record of two runs (explicit prompt), in TRL's
     tool-calling form (``arguments`` dicts, results ``tool`` messages with ``name``), the
     tool definitions in a ``tools`` column (a list of JSON schemas, as TRL's docs show)."""
@@ -240,7 +239,7 @@ def openai_run_record(
     non_preferred: Conversation,
     tools: str | None,
     turn: int | None = None,
-) -> dict[str, Any] | None:
+) -> dict[str, object] | None:
     """OpenAI's preference fine-tuning record of two runs: ``input.messages`` what both
     share (tool calls, ``arguments`` JSON strings, and ``tool`` results included),
     ``input.tools`` the definitions in OpenAI's form, each output the one assistant message

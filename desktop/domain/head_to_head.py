@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 from array import array
 from dataclasses import dataclass
-from typing import Any
 
 from desktop.domain.verdicts import Verdict
 
@@ -29,10 +28,11 @@ DRAW = 1.5
 _OF_VERDICT = {Verdict.A: 1.0, Verdict.B: 2.0, Verdict.TIE: DRAW}
 
 
-def as_preference(value: Any) -> float | None:
+def as_preference(value: object) -> float | None:
     """A stored preference on AlpacaEval's scale: 0 (the old draw) becomes 1.5; anything
     that is no preference (missing, NaN, outside 1..2) is None and is left out."""
-    if value is None or isinstance(value, bool):
+    # (stored preferences are numbers or their text: JSON's, as ``JudgeResult`` keeps them)
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
         return None
     try:
         number = float(value)
@@ -47,7 +47,7 @@ def verdict_preference(verdict: Verdict) -> float:
     return _OF_VERDICT[verdict]
 
 
-def b_score(verdict: Verdict | None, preference: Any = None) -> float | None:
+def b_score(verdict: Verdict | None, preference: object = None) -> float | None:
     """B's score of one pair, the value every win-rate estimate averages: the preference
     minus 1 where one was given (a judge's fractional preference), else B 1, tie 0.5, A 0;
     None with neither."""

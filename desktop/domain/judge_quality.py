@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from desktop.domain.verdicts import Verdict
 
@@ -49,9 +48,13 @@ class QualityFigures:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> QualityFigures | None:
+    def from_dict(cls, data: Mapping[str, object]) -> QualityFigures | None:
+        """The figures a profile file keeps; None where one is missing or no count (as
+        ``int`` reads a number or its text: any other value is none)."""
         try:
-            return cls(*(int(data[k]) for k in ("picks", "answers", "kept", "pairs")))
+            given = [data[k] for k in ("picks", "answers", "kept", "pairs")]
+            counts = [int(v) for v in given if isinstance(v, int | float | str)]
+            return cls(*counts) if len(counts) == len(given) else None
         except (KeyError, TypeError, ValueError):
             return None
 

@@ -11,7 +11,7 @@ record): there is no reasoning to show.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping
 
 from desktop.domain.parsing.json_answers import json_objects
 
@@ -46,7 +46,7 @@ def reasoning(raw: str | None) -> str | None:
     return _cut(text) if _is_prose(text) else None
 
 
-def _in_object(obj: dict[str, Any], depth: int) -> str | None:
+def _in_object(obj: Mapping[str, object], depth: int) -> str | None:
     """A reason member of ``obj``; else the reasoning in the text of a chat reply kept
     whole (``message.content``, ``text``, ``choices[0]``)."""
     if depth > 3:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 # JSON's grammar of a number: what may stand in JSON text unquoted (ASCII digits only:
@@ -42,7 +43,7 @@ def loads(text: str) -> Any:
     return _numeral_decoder.decode(text)
 
 
-def to_json(value: Any) -> str:
+def to_json(value: object) -> str:
     """``json.dumps(value, ensure_ascii=False)``, but a :class:`Numeral` is written as its
     text, unquoted. Keys are text, as in anything read from JSON."""
     if not holds_numeral(value):
@@ -51,8 +52,9 @@ def to_json(value: Any) -> str:
         return str.__str__(value)
     if isinstance(value, list):
         return "[" + ", ".join(to_json(v) for v in value) + "]"
+    assert isinstance(value, dict)  # (holds_numeral: a Numeral, a list or a dict)
     parts: list[str] = []
-    plain: dict[str, Any] = {}  # a run of members without numerals: one json.dumps
+    plain: dict[str, object] = {}  # a run of members without numerals: one json.dumps
     for key, member in value.items():
         if holds_numeral(member):
             if plain:
@@ -66,11 +68,11 @@ def to_json(value: Any) -> str:
     return "{" + ", ".join(parts) + "}"
 
 
-def holds_numeral(value: Any) -> bool:
+def holds_numeral(value: object) -> bool:
     """Whether ``value`` is or holds a Numeral (a loop, not a call per member: the export
     asks this of every row)."""
     if isinstance(value, dict):
-        members: Any = value.values()
+        members: Iterable[object] = value.values()
     elif isinstance(value, list):
         members = value
     else:

@@ -16,11 +16,11 @@ from collections import deque
 from typing import NamedTuple
 
 from desktop.domain.collector import paused
+from desktop.domain.conversation_comparison import compare
 from desktop.domain.conversations import (
     Conversation,
     ConversationError,
     ConversationShape,
-    compare,
     is_trajectory,
 )
 from desktop.domain.pairs import PairContent

@@ -77,7 +77,7 @@ class ModelProfile:
         or a GGUF file."""
         return self.local or self.gguf is not None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         out = asdict(self)
         out.pop("name")
         return {k: v for k, v in out.items() if v is not None and v != {}}

@@ -10,7 +10,6 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.rubric import AnswerKind, Rubric
@@ -26,13 +25,13 @@ class ModelRequest:
     max_tokens: int
     messages: tuple[dict[str, str], ...] = ()
     prompt: str | None = None
-    response_format: dict[str, Any] | None = None
+    response_format: dict[str, object] | None = None
     logprobs: bool = False
     grammar: str | None = None  # GBNF, for servers that take one (llama.cpp's)
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> dict[str, object]:
         """The JSON body of the HTTP request, exactly as sent."""
-        body: dict[str, Any] = {
+        body: dict[str, object] = {
             "model": self.model,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
@@ -125,7 +124,7 @@ RANKING_GRAMMAR = (
 )
 
 
-def answer_schema(rubric: Rubric) -> dict[str, Any] | None:
+def answer_schema(rubric: Rubric) -> dict[str, object] | None:
     """A JSON schema for a JSON answer format, derived from the rubric's dimensions."""
     answer = rubric.answer
     reason = answer.reason_key
@@ -138,7 +137,7 @@ def answer_schema(rubric: Rubric) -> dict[str, Any] | None:
             "required": list(rubric.dimensions),
             "additionalProperties": False,
         }
-        props: dict[str, Any] = {answer.choices_key: inner}
+        props: dict[str, object] = {answer.choices_key: inner}
     elif answer.kind is AnswerKind.JSON_CHOICE:
         props = {answer.choice_key: {"type": "string", "enum": ["A", "B", "Tie"]}}
     else:
@@ -153,7 +152,7 @@ def answer_schema(rubric: Rubric) -> dict[str, Any] | None:
     }
 
 
-def response_format(rubric: Rubric, mode: str) -> dict[str, Any] | None:
+def response_format(rubric: Rubric, mode: str) -> dict[str, object] | None:
     """The ``response_format`` for a structured-output mode, or None (mode off, or the
     rubric's answer is not JSON)."""
     schema = answer_schema(rubric)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import enum
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from desktop.domain.errors import RubricError
 from desktop.domain.pairs import OPTIONAL_FIELDS
@@ -44,8 +43,8 @@ class AnswerFormat:
     choice_key: str = "choice"
     reason_key: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind.value}
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"kind": self.kind.value}
         if self.kind is AnswerKind.JSON_CHOICES:
             out["choices_key"] = self.choices_key
         if self.kind is AnswerKind.JSON_CHOICE:
@@ -77,7 +76,7 @@ class Decoding:
     temperature: float = 0.0
     max_tokens: int = 512
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {"temperature": self.temperature, "max_tokens": self.max_tokens}
 
 
@@ -129,9 +128,9 @@ class Rubric:
         if not self.messages:
             raise RubricError(f"rubric {self.name}: no messages")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The rubric as plain data, in the order a rubric file lists it."""
-        out: dict[str, Any] = {
+        out: dict[str, object] = {
             "name": self.name,
             "title": self.title,
             "description": self.description,

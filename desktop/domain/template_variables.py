@@ -28,9 +28,9 @@ carry every turn's reference answer as a list in its metadata (``reference_turns
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from desktop.domain.conversations import shared_history, turn_fields
+from desktop.domain.conversation_comparison import shared_history, turn_fields
+from desktop.domain.conversations import Message
 from desktop.domain.errors import RubricError
 from desktop.domain.pairs import OPTIONAL_FIELDS, PairContent
 from desktop.domain.trajectory import run_counts
@@ -79,7 +79,7 @@ def is_known(name: str) -> bool:
     return name in TEMPLATE_VARIABLES or PER_TURN.fullmatch(name) is not None
 
 
-def _messages(conversation: tuple[Any, ...]) -> list[dict[str, str]]:
+def _messages(conversation: tuple[Message, ...]) -> list[dict[str, str]]:
     return [{"role": m.role, "content": m.content} for m in conversation]
 
 
@@ -89,14 +89,14 @@ def variables_for(
     pair: PairContent,
     fewshot: str,
     used: frozenset[str] = frozenset(),
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The template variables for one pair. A field the rubric ``requires`` must be
     present, and so must every per-turn name in ``used`` (what the templates read)."""
     for name in requires:
         value = getattr(pair, name)
         if value is None or not value.strip():
             raise RubricError(f"{rubric_name} needs a {name}, but {pair.label} has none")
-    variables: dict[str, Any] = {
+    variables: dict[str, object] = {
         "instruction": pair.instruction,
         "response_a": pair.response_a,
         "response_b": pair.response_b,
@@ -129,10 +129,10 @@ def variables_for(
     return variables
 
 
-def trajectory_variables(pair: PairContent) -> dict[str, Any]:
+def trajectory_variables(pair: PairContent) -> dict[str, object]:
     """The variables of an agent's run for one pair (``TRAJECTORY_VARIABLES``)."""
     a, b = pair.conversations()
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "trajectory_a": trajectory_text(a),
         "trajectory_b": trajectory_text(b),
         "tools": tools_text(pair.tools, a, b),
@@ -146,7 +146,7 @@ def trajectory_variables(pair: PairContent) -> dict[str, Any]:
 
 
 def _check_turns(
-    rubric_name: str, pair: PairContent, used: frozenset[str], variables: dict[str, Any]
+    rubric_name: str, pair: PairContent, used: frozenset[str], variables: dict[str, object]
 ) -> None:
     """Every per-turn name the templates read is there and no later than the compared
     turn: FastChat's two-turn judges on a pair compared at turn 1 would judge turn 2."""
@@ -156,7 +156,8 @@ def _check_turns(
             continue
         k = int(match.group(2))
         if name in variables:
-            if k > variables["turn"]:
+            turn = variables["turn"]
+            if isinstance(turn, int) and k > turn:  # (an int: turn_fields gives it)
                 raise RubricError(
                     f"{rubric_name} reads {name}, a turn after the one {pair.label} compares"
                     f" (turn {variables['turn']})"

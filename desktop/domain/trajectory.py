@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from desktop.domain import numerals
 
@@ -58,7 +58,7 @@ class TrajectoryError(ValueError):
 class ToolCall:
     id: str | None
     name: str
-    arguments: Any  # decoded: a dict mostly, whatever JSON value the call gave
+    arguments: object  # decoded: a dict mostly, whatever JSON value the call gave
     #: how the file wrote the arguments: "string" (JSON text, OpenAI's), "object" (TRL,
     #: Anthropic, Inspect), kept so a conversion back writes the same form
     written: str = "object"
@@ -93,7 +93,7 @@ class Step:
         return self.role == "user"
 
 
-def _text_of(value: Any, where: str) -> str:
+def _text_of(value: object, where: str) -> str:
     """A content's text: text itself, nothing for null, a list's text parts joined (other
     parts, an image say, named in brackets so a reader knows one was there)."""
     if value is None:
@@ -122,7 +122,7 @@ def _text_of(value: Any, where: str) -> str:
     raise TrajectoryError(f"{where}: content must be text, null or a list of parts")
 
 
-def _arguments(value: Any, where: str) -> tuple[Any, str]:
+def _arguments(value: object, where: str) -> tuple[object, str]:
     if isinstance(value, str):
         try:
             return json.loads(value), "string"
@@ -138,7 +138,7 @@ def _arguments(value: Any, where: str) -> tuple[Any, str]:
     return value, "object"
 
 
-def _call(item: Any, where: str) -> ToolCall:
+def _call(item: object, where: str) -> ToolCall:
     if not isinstance(item, dict):
         raise TrajectoryError(f"{where} must be an object")
     function = item.get("function")
@@ -158,7 +158,7 @@ def _call(item: Any, where: str) -> ToolCall:
     return ToolCall(call_id, str(name), arguments, written)
 
 
-def _block_call(block: Mapping[str, Any], where: str) -> ToolCall:
+def _block_call(block: Mapping[str, object], where: str) -> ToolCall:
     name, call_id = block.get("name"), block.get("id")
     if not isinstance(name, str) or not name:
         raise TrajectoryError(f"{where}: a tool_use block has no name")
@@ -170,7 +170,7 @@ def _block_call(block: Mapping[str, Any], where: str) -> ToolCall:
     return ToolCall(call_id, str(name), arguments, "object")
 
 
-def _block_result(block: Mapping[str, Any], where: str) -> ToolResult:
+def _block_result(block: Mapping[str, object], where: str) -> ToolResult:
     call_id = block.get("tool_use_id")
     if not isinstance(call_id, str):
         raise TrajectoryError(f"{where}: a tool_result block has no tool_use_id")
@@ -178,7 +178,7 @@ def _block_result(block: Mapping[str, Any], where: str) -> ToolResult:
     return ToolResult(call_id, None, text, bool(block.get("is_error")))
 
 
-def step(message: Mapping[str, Any], where: str = "message") -> Step:
+def step(message: Mapping[str, object], where: str = "message") -> Step:
     """One message, in any of the four forms, as a step (see the module's docstring)."""
     role = message.get("role")
     content = message.get("content")
@@ -222,7 +222,7 @@ def step(message: Mapping[str, Any], where: str = "message") -> Step:
     return Step(str(shown), text, tuple(calls), tuple(results))
 
 
-def is_rich(message: Mapping[str, Any]) -> bool:
+def is_rich(message: Mapping[str, object]) -> bool:
     """Whether a message is more than a role and its text (a step of a trajectory, or a
     message with members of its own): kept as the file wrote it."""
     return (
@@ -289,7 +289,7 @@ class Counts:
     acts: bool = False
 
 
-def tally(message: Mapping[str, Any]) -> tuple[list[str], int, bool]:
+def tally(message: Mapping[str, object]) -> tuple[list[str], int, bool]:
     """The names of the tools a message calls, how many of its results are errors, and
     whether it carries a result, as ``step`` reads them in each form, without reading the
     calls' arguments."""
@@ -306,7 +306,8 @@ def tally(message: Mapping[str, Any]) -> tuple[list[str], int, bool]:
                 elif kind == "tool_result":
                     carries = True
                     errors += bool(block.get("is_error"))
-    for call in message.get("tool_calls") or ():
+    given = message.get("tool_calls")
+    for call in given if isinstance(given, list) else ():  # (a list: ``step`` checked it)
         function = call.get("function") if isinstance(call, dict) else None
         name = function.get("name") if isinstance(function, dict) else function
         names.append(str(name))
@@ -322,7 +323,9 @@ class _Said(Protocol):
     def raw(self) -> str | None: ...
 
 
-def run_counts(side: Sequence[_Said], decoded: Sequence[Mapping[str, Any]] | None = None) -> Counts:
+def run_counts(
+    side: Sequence[_Said], decoded: Sequence[Mapping[str, object]] | None = None
+) -> Counts:
     """``Counts`` of a side of ``Message``s (whole, its task included); only a message
     kept as written with a mark of a call or a result is read, from ``decoded`` (the
     side's messages as a reader already decoded them, in order) where given."""
@@ -342,7 +345,7 @@ def counts_of_json(text: str) -> Counts:
     return _counted((str(m.get("role")), m) for m in json.loads(text))
 
 
-def _counted(messages: Iterable[tuple[str, Mapping[str, Any] | None]]) -> Counts:
+def _counted(messages: Iterable[tuple[str, Mapping[str, object] | None]]) -> Counts:
     calls = errors = 0
     used: dict[str, None] = {}
     acts = started = False
@@ -369,7 +372,7 @@ def _counted(messages: Iterable[tuple[str, Mapping[str, Any] | None]]) -> Counts
     return Counts(steps, calls, errors, tuple(used), acts)
 
 
-def tools_list(value: Any, where: str = "tools") -> list[Any]:
+def tools_list(value: object, where: str = "tools") -> list[dict[str, object]]:
     """A trajectory's tools as given: a list of tool definitions (JSON schemas), or JSON
     text of one."""
     if isinstance(value, str) and type(value) is str:  # JSON text (a CSV cell)
@@ -377,12 +380,15 @@ def tools_list(value: Any, where: str = "tools") -> list[Any]:
             value = numerals.loads(value)
         except json.JSONDecodeError as exc:
             raise TrajectoryError(f"{where}: text that is not a JSON list ({exc.msg})") from None
-    if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
+    if not isinstance(value, list):
         raise TrajectoryError(f"{where}: must be a list of tool definitions (objects)")
-    return value
+    tools = [t for t in value if isinstance(t, dict)]
+    if len(tools) != len(value):
+        raise TrajectoryError(f"{where}: must be a list of tool definitions (objects)")
+    return tools
 
 
-def tool_name(definition: Mapping[str, Any]) -> str:
+def tool_name(definition: Mapping[str, object]) -> str:
     """A tool definition's name in any of the forms: OpenAI's ``{"type": "function",
     "function": {"name": ...}}``, Anthropic's and Inspect's ``{"name": ...}``."""
     function = definition.get("function")

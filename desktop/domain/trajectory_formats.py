@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from desktop.domain import numerals
 from desktop.domain.trajectory import Step, step
@@ -46,7 +45,7 @@ _RESULT_MEMBERS = frozenset({"name", "function", "error"})
 class _Call:
     id: str
     name: str
-    arguments: Any  # decoded, numbers as the file wrote them
+    arguments: object  # decoded, numbers as the file wrote them
     text: str | None  # the JSON string the file wrote them as, where it wrote one
     given: bool = True  # the id is the file's own (not made here: TRL's calls have none)
 
@@ -55,7 +54,7 @@ class _Call:
 class _Result:
     call_id: str
     name: str
-    content: Any  # as the file gave it: text, or a list of parts
+    content: object  # as the file gave it: text, or a list of parts
     text: str
     error: bool
     given: bool = True  # the call's id is the file's own
@@ -67,13 +66,13 @@ class _Read:
     results with their ids linked, and its members of its own."""
 
     role: str
-    content: Any  # the content left once tool blocks are taken out (None: nothing)
+    content: object  # the content left once tool blocks are taken out (None: nothing)
     calls: tuple[_Call, ...]
     results: tuple[_Result, ...]
-    own: dict[str, Any]
+    own: dict[str, object]
 
 
-def message_dict(raw: str | None, role: str, content: str) -> dict[str, Any]:
+def message_dict(raw: str | None, role: str, content: str) -> dict[str, object]:
     """A stored message as a dict, numbers as written (``Message.raw``, else role and text)."""
     if raw is None:
         return {"role": role, "content": content}
@@ -82,21 +81,22 @@ def message_dict(raw: str | None, role: str, content: str) -> dict[str, Any]:
     return value
 
 
-def _given_arguments(message: Mapping[str, Any]) -> list[str | None]:
+def _given_arguments(message: Mapping[str, object]) -> list[str | None]:
     """Per call, in ``trajectory.step``'s order (blocks, then ``tool_calls``), the JSON
     string the file wrote its arguments as, or None where it wrote an object."""
     out: list[str | None] = []
     content = message.get("content")
     if isinstance(content, list):
         out += [None for p in content if isinstance(p, dict) and p.get("type") == "tool_use"]
-    for item in message.get("tool_calls") or ():
+    calls = message.get("tool_calls")
+    for item in calls if isinstance(calls, list) else ():  # (a list: ``step`` checked it)
         function = item.get("function")
         given = function.get("arguments") if isinstance(function, dict) else item.get("arguments")
         out.append(given if isinstance(given, str) else None)
     return out
 
 
-def _left_content(message: Mapping[str, Any]) -> Any:
+def _left_content(message: Mapping[str, object]) -> object:
     """The content once tool_use and tool_result blocks are taken out: text as given, a
     list of text blocks as their text, other parts as a list, None for nothing."""
     content = message.get("content")
@@ -149,7 +149,7 @@ class _Linker:
         return call_id, name or ""
 
 
-def read_side(side: Sequence[Mapping[str, Any]]) -> list[_Read]:
+def read_side(side: Sequence[Mapping[str, object]]) -> list[_Read]:
     """A side's messages (dicts, in any form) read with their calls and results linked."""
     steps = [step(m, f"message {n}") for n, m in enumerate(side, start=1)]
     link = _Linker(steps)
@@ -170,12 +170,15 @@ def read_side(side: Sequence[Mapping[str, Any]]) -> list[_Read]:
         results = []
         for k, r in enumerate(s.results):
             call_id, name = link.result(r.call_id, r.name)
-            content: Any = r.text
+            content: object = r.text
             if message.get("role") == "tool":
                 given = message.get("content")
                 content = given if isinstance(given, str | list) and given else r.text
             else:
-                blocks = [p for p in message["content"] if isinstance(p, dict)]
+                parts = message.get("content")  # (a list: its blocks gave the results)
+                blocks = (
+                    [p for p in parts if isinstance(p, dict)] if isinstance(parts, list) else []
+                )
                 block = [p for p in blocks if p.get("type") == "tool_result"][k]
                 given = block.get("content")
                 content = given if isinstance(given, str | list) else r.text
@@ -189,44 +192,44 @@ def read_side(side: Sequence[Mapping[str, Any]]) -> list[_Read]:
     return out
 
 
-def _arguments_as_written(arguments: Any, text: str | None) -> Any:
+def _arguments_as_written(arguments: object, text: str | None) -> object:
     """A call's arguments with their numbers as the file wrote them: those OpenAI's form
     gave as JSON text read from it again (``step`` reads them as Python does, 1.50 as
     1.5), so TRL's dict and a CSV cell keep every digit."""
     return numerals.loads(text) if text is not None else arguments
 
 
-def _openai_call(call: _Call) -> dict[str, Any]:
+def _openai_call(call: _Call) -> dict[str, object]:
     text = call.text if call.text is not None else numerals.to_json(call.arguments)
     return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": text}}
 
 
-def _trl_call(call: _Call) -> dict[str, Any]:
+def _trl_call(call: _Call) -> dict[str, object]:
     """TRL's call: its id only where the file gave one (TRL's own form has none)."""
     function = {"name": call.name, "arguments": call.arguments}
-    head = {"id": call.id} if call.given else {}
+    head: dict[str, object] = {"id": call.id} if call.given else {}
     return {**head, "type": "function", "function": function}
 
 
-def _text_content(content: Any, text: str) -> Any:
+def _text_content(content: object, text: str) -> str:
     """A result's content for OpenAI and TRL: text as given; a list of text parts as its
     text (what a chat template reads); anything else as its text."""
     return content if isinstance(content, str) else text
 
 
-def _all_text(content: Any) -> bool:
+def _all_text(content: object) -> bool:
     return isinstance(content, list) and all(
         isinstance(p, dict) and p.get("type") == "text" for p in content
     )
 
 
-def _chat(side: Sequence[Mapping[str, Any]], trl: bool) -> list[list[dict[str, Any]]]:
-    out: list[list[dict[str, Any]]] = []
+def _chat(side: Sequence[Mapping[str, object]], trl: bool) -> list[list[dict[str, object]]]:
+    out: list[list[dict[str, object]]] = []
     for m in read_side(side):
-        written: list[dict[str, Any]] = []
+        written: list[dict[str, object]] = []
         if m.role == "tool" or (m.results and not m.calls):
             for r in m.results:
-                result: dict[str, Any] = {"role": "tool"}
+                result: dict[str, object] = {"role": "tool"}
                 if trl:
                     result["name"] = r.name
                 if r.given or not trl:
@@ -239,7 +242,7 @@ def _chat(side: Sequence[Mapping[str, Any]], trl: bool) -> list[list[dict[str, A
                 written.append({"role": m.role, "content": m.content, **m.own})
             out.append(written)
             continue
-        message: dict[str, Any] = {"role": m.role}
+        message: dict[str, object] = {"role": m.role}
         if m.calls:
             message["content"] = m.content  # None where only tool blocks were there
             if trl and message["content"] is None:
@@ -247,36 +250,37 @@ def _chat(side: Sequence[Mapping[str, Any]], trl: bool) -> list[list[dict[str, A
             message["tool_calls"] = [_trl_call(c) if trl else _openai_call(c) for c in m.calls]
         else:
             message["content"] = "" if m.content is None and m.role != "assistant" else m.content
-        if trl and _all_text(message.get("content")):  # a chat template reads text
-            message["content"] = "\n\n".join(str(p.get("text", "")) for p in message["content"])
+        content = message.get("content")
+        if trl and isinstance(content, list) and _all_text(content):  # a template reads text
+            message["content"] = "\n\n".join(str(p.get("text", "")) for p in content)
         message.update(m.own)
         out.append([message])
     return out
 
 
-def to_openai(side: Sequence[Mapping[str, Any]]) -> list[list[dict[str, Any]]]:
+def to_openai(side: Sequence[Mapping[str, object]]) -> list[list[dict[str, object]]]:
     """Per message of ``side``, the OpenAI chat messages it becomes (one mostly; an
     Anthropic message of several results, one ``tool`` message per result)."""
     return _chat(side, trl=False)
 
 
-def to_trl(side: Sequence[Mapping[str, Any]]) -> list[list[dict[str, Any]]]:
+def to_trl(side: Sequence[Mapping[str, object]]) -> list[list[dict[str, object]]]:
     """Per message of ``side``, the messages TRL's tool-calling form writes it as."""
     return _chat(side, trl=True)
 
 
-def flat(per_message: Sequence[Sequence[dict[str, Any]]]) -> list[dict[str, Any]]:
+def flat(per_message: Sequence[Sequence[dict[str, object]]]) -> list[dict[str, object]]:
     return [m for written in per_message for m in written]
 
 
-def tools_as_openai(tools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def tools_as_openai(tools: Sequence[Mapping[str, object]]) -> list[dict[str, object]]:
     """Tool definitions in OpenAI's (and TRL's) form; one already so, as it is."""
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     for tool in tools:
         if isinstance(tool.get("function"), dict) or not isinstance(tool.get("name"), str):
             out.append(dict(tool))  # OpenAI's already, or a server tool of its own kind
             continue
-        function: dict[str, Any] = {"name": tool["name"]}
+        function: dict[str, object] = {"name": tool["name"]}
         if "description" in tool:
             function["description"] = tool["description"]
         schema = tool.get("input_schema", tool.get("parameters"))

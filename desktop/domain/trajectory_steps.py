@@ -25,7 +25,6 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
-from typing import Any
 
 from desktop.domain.conversations import Conversation, ReadSide, answers, task_of
 from desktop.domain.made_on_read import MadeOnRead
@@ -52,7 +51,7 @@ def _one_line(text: str, most: int) -> str:
     return flat if len(flat) <= most else flat[: most - 1] + "…"
 
 
-def _value(value: Any) -> str:
+def _value(value: object) -> str:
     """A JSON value on one line (numbers as the step reads them: ``Message.step``)."""
     return json.dumps(value, ensure_ascii=False)
 
@@ -326,8 +325,8 @@ def _cards(step_list: Sequence[Step]) -> tuple[str, tuple[Card, ...]]:
 
 
 def trajectories(a: Conversation, b: Conversation) -> Trajectories:
-    """Two runs of one task (``conversations.compare`` says they are) lined up step by
-    step (see the module's docstring)."""
+    """Two runs of one task (``conversation_comparison.compare`` says they are) lined up
+    step by step (see the module's docstring)."""
     side_a, side_b = _Side(a), _Side(b)
     layout: list[tuple[_Span | None, _Span | None]] = []
     none: list[_Span] = []

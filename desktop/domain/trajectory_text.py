@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 from desktop.domain.conversations import Message, task_of
 from desktop.domain.trajectory import Step, tool_name
@@ -55,7 +54,7 @@ def _clipped(text: str, limit: int = PART_CHARS) -> str:
     return f"{text[:_HEAD]}\n[… {gone:,} characters left out …]\n{text[-tail:]}"
 
 
-def _arguments(arguments: Any) -> str:
+def _arguments(arguments: object) -> str:
     if isinstance(arguments, dict) and not arguments:
         return "{}"
     return json.dumps(arguments, ensure_ascii=False, indent=2)
@@ -170,7 +169,7 @@ def tools_text(tools: str | None, side_a: Sequence[Message], side_b: Sequence[Me
     """The tools the agent was given (the pair's ``tools``, JSON text of a list of
     definitions in any form), one line each: name, description, parameters; where the
     pair has no definitions, the names the two sides call. "" where neither."""
-    definitions: list[Any] = []
+    definitions: list[dict[str, object]] = []
     if tools:
         try:
             loaded = json.loads(tools)

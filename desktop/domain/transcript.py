@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
 
-from desktop.domain.conversations import Conversation, ConversationShape, Message, compare
+from desktop.domain.conversation_comparison import compare
+from desktop.domain.conversations import Conversation, ConversationShape, Message
 from desktop.domain.made_on_read import MadeOnRead
 
 

@@ -309,63 +309,9 @@ def m012_trajectory_steps(db: Database) -> None:
     index in step with the counted pairs, and both with a pair deleted or its sides
     changed; a migration that rebuilds the pairs table must count its pairs again. An
     existing project's trajectory pairs are counted here, once."""
-    from desktop.adapters.store.pair_steps import count_existing, side_text
+    from desktop.adapters.store.pair_steps import create_schema
 
-    db.execute(
-        """
-        CREATE TABLE pair_steps (
-            pair_id INTEGER PRIMARY KEY REFERENCES pairs(id),
-            steps_a INTEGER NOT NULL,
-            steps_b INTEGER NOT NULL,
-            calls_a INTEGER NOT NULL,
-            calls_b INTEGER NOT NULL,
-            errors_a INTEGER NOT NULL,
-            errors_b INTEGER NOT NULL
-        )"""
-    )
-    # Both sides' totals in the pair's own row, each indexed: the list's sort by one is a
-    # seek (NULL for any other pair, which sorts as -1).
-    for total in ("steps", "calls", "errors"):
-        db.execute(f"ALTER TABLE pairs ADD COLUMN {total} INTEGER")
-        db.execute(f"CREATE INDEX pairs_{total} ON pairs(coalesce({total}, -1))")
-    text_a, text_b = side_text("p.conversation_a"), side_text("p.conversation_b")
-    db.execute(
-        f"CREATE VIEW pair_steps_text AS SELECT s.pair_id AS id, {text_a} AS text_a,"
-        f" {text_b} AS text_b FROM pair_steps s JOIN pairs p ON p.id = s.pair_id"
-    )
-    db.execute(
-        "CREATE VIRTUAL TABLE steps_search USING fts5(text_a, text_b,"
-        " content='pair_steps_text', content_rowid='id', tokenize='trigram', detail='none',"
-        " columnsize=0)"
-    )
-    of = "FROM pairs p WHERE p.id = {row}.pair_id"
-    db.execute(
-        "CREATE TRIGGER pair_steps_insert AFTER INSERT ON pair_steps BEGIN"
-        f" INSERT INTO steps_search(rowid, text_a, text_b) SELECT p.id, {text_a}, {text_b}"
-        f" {of.format(row='new')}; END"
-    )
-    db.execute(
-        "CREATE TRIGGER pair_steps_delete BEFORE DELETE ON pair_steps BEGIN"
-        " INSERT INTO steps_search(steps_search, rowid, text_a, text_b)"
-        f" SELECT 'delete', p.id, {text_a}, {text_b} {of.format(row='old')}; END"
-    )
-    db.execute(
-        "CREATE TRIGGER pairs_steps_delete BEFORE DELETE ON pairs BEGIN"
-        " DELETE FROM pair_steps WHERE pair_id = old.id; END"
-    )
-    sides = "conversation_a, conversation_b"
-    counted = "old.id IN (SELECT pair_id FROM pair_steps)"
-    db.execute(
-        f"CREATE TRIGGER pairs_steps_update_old BEFORE UPDATE OF {sides} ON pairs WHEN {counted}"
-        " BEGIN INSERT INTO steps_search(steps_search, rowid, text_a, text_b)"
-        f" SELECT 'delete', p.id, {text_a}, {text_b} FROM pairs p WHERE p.id = old.id; END"
-    )
-    db.execute(
-        f"CREATE TRIGGER pairs_steps_update_new AFTER UPDATE OF {sides} ON pairs WHEN {counted}"
-        f" BEGIN INSERT INTO steps_search(rowid, text_a, text_b) SELECT p.id, {text_a}, {text_b}"
-        " FROM pairs p WHERE p.id = new.id; END"
-    )
-    count_existing(db.conn)
+    create_schema(db)
 
 
 @migrations()

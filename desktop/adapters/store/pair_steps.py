@@ -28,9 +28,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.domain.trajectory import counts_of_json, may_act
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 #: The counts of a pair, as the table's columns.
 COUNT_COLUMNS = ("steps_a", "steps_b", "calls_a", "calls_b", "errors_a", "errors_b")
@@ -123,3 +126,65 @@ def count_existing(conn: sqlite3.Connection) -> int:
 def holds_trajectories(conn: sqlite3.Connection) -> bool:
     """Whether the project holds a trajectory pair (one seek)."""
     return conn.execute("SELECT EXISTS (SELECT 1 FROM pair_steps)").fetchone()[0] == 1
+
+
+def create_schema(db: Database) -> None:
+    """Migration m012's step, kept beside what reads and writes its tables: ``pair_steps``,
+    the totals in ``pairs``, the view ``pair_steps_text``, ``steps_search`` and the
+    triggers that keep them in step (see the module's docstring); then the pairs a project
+    already holds are counted, once. Released: never edited, a later migration changes it."""
+    db.execute(
+        """
+        CREATE TABLE pair_steps (
+            pair_id INTEGER PRIMARY KEY REFERENCES pairs(id),
+            steps_a INTEGER NOT NULL,
+            steps_b INTEGER NOT NULL,
+            calls_a INTEGER NOT NULL,
+            calls_b INTEGER NOT NULL,
+            errors_a INTEGER NOT NULL,
+            errors_b INTEGER NOT NULL
+        )"""
+    )
+    # Both sides' totals in the pair's own row, each indexed: the list's sort by one is a
+    # seek (NULL for any other pair, which sorts as -1).
+    for total in ("steps", "calls", "errors"):
+        db.execute(f"ALTER TABLE pairs ADD COLUMN {total} INTEGER")
+        db.execute(f"CREATE INDEX pairs_{total} ON pairs(coalesce({total}, -1))")
+    text_a, text_b = side_text("p.conversation_a"), side_text("p.conversation_b")
+    db.execute(
+        f"CREATE VIEW pair_steps_text AS SELECT s.pair_id AS id, {text_a} AS text_a,"
+        f" {text_b} AS text_b FROM pair_steps s JOIN pairs p ON p.id = s.pair_id"
+    )
+    db.execute(
+        "CREATE VIRTUAL TABLE steps_search USING fts5(text_a, text_b,"
+        " content='pair_steps_text', content_rowid='id', tokenize='trigram', detail='none',"
+        " columnsize=0)"
+    )
+    of = "FROM pairs p WHERE p.id = {row}.pair_id"
+    db.execute(
+        "CREATE TRIGGER pair_steps_insert AFTER INSERT ON pair_steps BEGIN"
+        f" INSERT INTO steps_search(rowid, text_a, text_b) SELECT p.id, {text_a}, {text_b}"
+        f" {of.format(row='new')}; END"
+    )
+    db.execute(
+        "CREATE TRIGGER pair_steps_delete BEFORE DELETE ON pair_steps BEGIN"
+        " INSERT INTO steps_search(steps_search, rowid, text_a, text_b)"
+        f" SELECT 'delete', p.id, {text_a}, {text_b} {of.format(row='old')}; END"
+    )
+    db.execute(
+        "CREATE TRIGGER pairs_steps_delete BEFORE DELETE ON pairs BEGIN"
+        " DELETE FROM pair_steps WHERE pair_id = old.id; END"
+    )
+    sides = "conversation_a, conversation_b"
+    counted = "old.id IN (SELECT pair_id FROM pair_steps)"
+    db.execute(
+        f"CREATE TRIGGER pairs_steps_update_old BEFORE UPDATE OF {sides} ON pairs WHEN {counted}"
+        " BEGIN INSERT INTO steps_search(steps_search, rowid, text_a, text_b)"
+        f" SELECT 'delete', p.id, {text_a}, {text_b} FROM pairs p WHERE p.id = old.id; END"
+    )
+    db.execute(
+        f"CREATE TRIGGER pairs_steps_update_new AFTER UPDATE OF {sides} ON pairs WHEN {counted}"
+        f" BEGIN INSERT INTO steps_search(rowid, text_a, text_b) SELECT p.id, {text_a}, {text_b}"
+        " FROM pairs p WHERE p.id = new.id; END"
+    )
+    count_existing(db.conn)

@@ -12,14 +12,20 @@ from __future__ import annotations
 import itertools
 import os
 import sqlite3
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desktop.adapters.file_kinds import refuse_special
 from desktop.adapters.store import damage, held_file, sidecars
+from desktop.adapters.store.connection import (
+    check_existing,
+    connect,
+    interrupted,
+    switch_to_wal,
+    translate,
+    writable,
+)
 from desktop.adapters.store.schema import APPLICATION_ID, MIGRATION_NAMES, MIGRATION_SET
 from desktop.domain.errors import ProjectError
 
@@ -27,10 +33,6 @@ if TYPE_CHECKING:
     from sqlite_utils import Database
 
 _savepoints = itertools.count(1)
-
-SQLITE_HEADER = b"SQLite format 3\x00"
-WAL_VERSIONS = b"\x02\x02"  # header bytes 18-19: the file is in WAL mode
-BUSY_TIMEOUT_MS = 5000
 
 
 class ProjectStore:
@@ -79,7 +81,7 @@ class ProjectStore:
         try:
             conn.execute(f"SAVEPOINT {name}" if nested else "BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
-            raise _translate(self.path, exc) from None
+            raise translate(self.path, exc) from None
         held = None if nested else self._held
         if held is not None:
             try:
@@ -108,7 +110,7 @@ class ProjectStore:
             if held is not None and held.lost_now(conn) is not None:
                 self._let_go()  # whatever the interrupted statement raised: the one line
                 raise self._lost_error() from None
-            if held is not None and _interrupted(exc):
+            if held is not None and interrupted(exc):
                 raise KeyboardInterrupt from None
             raise
         if held is not None:
@@ -118,7 +120,7 @@ class ProjectStore:
         except sqlite3.OperationalError as exc:
             if not nested and conn.in_transaction:
                 conn.execute("ROLLBACK")
-            raise _translate(self.path, exc) from None
+            raise translate(self.path, exc) from None
         if held is not None and held.committed(conn) is not None:
             self._let_go()  # replaced as it committed: not acknowledged
             raise self._lost_error()
@@ -143,7 +145,7 @@ class ProjectStore:
                     self.conn.execute("ROLLBACK")
                 if held.lost_now(self.conn) is not None:
                     raise held_file.moved_error(self.path) from None
-                if _interrupted(exc):
+                if interrupted(exc):
                     raise KeyboardInterrupt from None
             raise
         finally:
@@ -275,7 +277,7 @@ def open_project(
         if not os.access(path.parent, os.W_OK):
             raise ProjectError(f"{path.parent}: folder is not writable")
     elif not held_here:  # reading the header here would drop the process's locks on it
-        in_wal = _check_existing(path, readonly=readonly)
+        in_wal = check_existing(path, readonly=readonly)
     else:
         in_wal = True
     owner = None if held_here else sidecars.owner(path, in_wal=in_wal)
@@ -283,9 +285,9 @@ def open_project(
         raise sidecars.in_use_error(path, owner)
     sound = create or damage.remembered(path)
     try:
-        conn = _connect(path, readonly=readonly, in_wal=in_wal, foreign=owner is not None)
+        conn = connect(path, readonly=readonly, in_wal=in_wal, foreign=owner is not None)
     except sqlite3.Error as exc:
-        raise _translate(path, exc) from None
+        raise translate(path, exc) from None
     store: ProjectStore | None = None
     try:
         store = ProjectStore(path, conn, readonly=readonly or owner is not None, sound=sound)
@@ -306,65 +308,13 @@ def open_project(
     return store
 
 
-def _check_existing(path: Path, *, readonly: bool) -> bool:
-    """Refuse a file that cannot be a project we may open so; say if it is in WAL mode."""
-    if not path.exists():
-        raise ProjectError(f"{path}: no such project (create one with 'tiebreak new {path}')")
-    # A folder, a named pipe (opening one waits for a writer, for good), a device ...
-    refuse_special(path, expected="a project file", error=ProjectError)
-    try:
-        with path.open("rb") as fh:
-            header = fh.read(20)
-    except OSError as exc:
-        raise ProjectError(f"{path}: cannot be read ({exc.strerror})") from None
-    if header[: len(SQLITE_HEADER)] != SQLITE_HEADER:
-        raise ProjectError(f"{path}: not a Tiebreak project (not an SQLite database)")
-    if not readonly and not _writable(path):
-        raise ProjectError(f"{path}: is read-only (check the file's and its folder's permissions)")
-    return header[18:20] == WAL_VERSIONS
-
-
-def _writable(path: Path) -> bool:
-    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
-
-
-def _connect(
-    path: Path, *, readonly: bool, in_wal: bool, foreign: bool = False
-) -> damage.ProjectConnection:
-    """A connection for writing, or for reading only. A reader that may write the file
-    and its folder opens it as a writer would but with queries only, so SQLite removes
-    the -wal and -shm files as it does for a writer. One that may not opens it read-only;
-    a WAL file with no -wal beside it (no writer has it open, and none can create one
-    here) is opened immutable, because SQLite would otherwise need to create -shm. So is
-    a file whose -wal and -shm are another's (``foreign``): it is read as it is on disk."""
-    if foreign or (readonly and not _writable(path)):
-        uri = f"{path.resolve().as_uri()}?mode=ro"
-        if foreign or (in_wal and not Path(f"{path}-wal").exists()):
-            uri += "&immutable=1"
-        conn = sqlite3.connect(
-            uri, uri=True, check_same_thread=False, factory=damage.ProjectConnection
-        )
-    else:
-        conn = sqlite3.connect(str(path), check_same_thread=False, factory=damage.ProjectConnection)
-    conn.project_path = path
-    if readonly:  # the file as it was opened: see damage.replaced_while_read
-        info = os.stat(path)
-        conn.opened = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
-    # sqlite-utils' atomic() issues BEGIN itself; autocommit otherwise.
-    conn.isolation_level = None
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    if readonly:
-        conn.execute("PRAGMA query_only = ON")
-    return conn
-
-
 def _prepare(store: ProjectStore, *, create: bool) -> None:
     conn, path = store.conn, store.path
     try:
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     except sqlite3.DatabaseError as exc:
-        raise _translate(path, exc) from None
+        raise translate(path, exc) from None
     if not create and app_id != APPLICATION_ID:
         raise ProjectError(
             f"{path}: not a Tiebreak project (an SQLite database of another program)"
@@ -392,7 +342,7 @@ def _prepare(store: ProjectStore, *, create: bool) -> None:
         if not store.readonly:
             if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 store.ensure_sound()  # the switch writes the file's header
-                _switch_to_wal(conn, path)
+                switch_to_wal(conn, path)
             # NORMAL in WAL mode: a crash of the app loses no committed transaction.
             conn.execute("PRAGMA synchronous = NORMAL")
             store.watch()  # before the migrations: one may rebuild a table for seconds
@@ -401,7 +351,7 @@ def _prepare(store: ProjectStore, *, create: bool) -> None:
             store.ensure_sound()
             store.migrate()
     except sqlite3.Error as exc:
-        raise _translate(path, exc) from None
+        raise translate(path, exc) from None
 
 
 class _NeedsUpgrade(Exception):
@@ -413,16 +363,16 @@ def _open_upgraded(path: Path, *, in_wal: bool) -> ProjectStore:
     to date as any writer would (after the damage check) and then read; where it may not
     (a read-only folder, a colleague's file shared read-only), an up-to-date copy is made
     in memory and read instead, so reading never needs write access."""
-    if _writable(path):
+    if writable(path):
         open_project(path).close()
         return open_project(path, readonly=True)
-    source = _connect(path, readonly=True, in_wal=in_wal)
+    source = connect(path, readonly=True, in_wal=in_wal)
     copy = sqlite3.connect(":memory:", check_same_thread=False, factory=damage.ProjectConnection)
     try:
         source.backup(copy)
     except sqlite3.Error as exc:
         copy.close()
-        raise _translate(path, exc) from None
+        raise translate(path, exc) from None
     finally:
         source.close()
     copy.project_path = path
@@ -438,39 +388,3 @@ def _open_upgraded(path: Path, *, in_wal: bool) -> ProjectStore:
         raise
     store.readonly = True
     return store
-
-
-def _switch_to_wal(conn: sqlite3.Connection, path: Path) -> None:
-    """Into WAL mode, waiting up to the busy timeout for a writer that holds the file in
-    another mode: SQLite answers "locked" at once here instead of calling the busy
-    handler, which made a second writer fail after a few milliseconds."""
-    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
-    while True:
-        try:
-            conn.execute("PRAGMA journal_mode = WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise _translate(path, exc) from None
-            time.sleep(0.02)
-
-
-def _interrupted(exc: BaseException) -> bool:
-    """Whether SQLite ended a statement because its progress handler raised: Ctrl+C lands
-    in the watchdog (Python code run by SQLite), and sqlite3 swallows the KeyboardInterrupt
-    and says "interrupted" instead; the file's being lost is looked at first."""
-    return isinstance(exc, sqlite3.OperationalError) and str(exc) == "interrupted"
-
-
-def _translate(path: Path, exc: sqlite3.Error) -> ProjectError:
-    text = str(exc)
-    if "locked" in text or "busy" in text:
-        return ProjectError(f"{path}: locked by another program writing to it; try again")
-    damaged = damage.damage_error(path, exc)
-    if damaged is not None:
-        return damaged
-    if "readonly" in text or "read-only" in text:
-        return ProjectError(f"{path}: is read-only")
-    if "unable to open" in text:
-        return ProjectError(f"{path}: cannot be opened ({text})")
-    return ProjectError(f"{path}: {text}")

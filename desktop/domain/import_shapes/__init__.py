@@ -10,7 +10,6 @@ shape").
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from desktop.domain.import_shapes.alpaca_eval import AlpacaEval
 from desktop.domain.import_shapes.arena_preference import ArenaPreference
@@ -75,7 +74,7 @@ def shape_named(name: str) -> Shape:
     return _BY_NAME[name]
 
 
-def detect(fields: Mapping[str, Any]) -> Shape:
+def detect(fields: Mapping[str, object]) -> Shape:
     """The kind of a record: the first shape that claims it."""
     for shape in SHAPES:
         marked = not shape.marks or any(mark in fields for mark in shape.marks)
@@ -84,7 +83,7 @@ def detect(fields: Mapping[str, Any]) -> Shape:
     return PLAIN
 
 
-def taken_over(records: Sequence[tuple[str, Mapping[str, Any]]]) -> Shape | None:
+def taken_over(records: Sequence[tuple[str, Mapping[str, object]]]) -> Shape | None:
     """The shape that takes over a plain-pairs file at the first of ``records`` that is
     its kind (see ``Shape.takes_over``), or None. Two lookups a record for a plain file."""
     for _, fields in records:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
 
 from desktop.domain.errors import ImportDataError
 from desktop.domain.import_shapes.base import (
@@ -43,33 +42,35 @@ class AlpacaEval(Shape):
         origin="verdicts imported from AlpacaEval annotations",
     )
 
-    def read(self, where: str, fields: Mapping[str, Any], columns: Columns) -> ShapedRecord:
+    def read(self, where: str, fields: Mapping[str, object], columns: Columns) -> ShapedRecord:
         values = pair_fields(where, fields, columns)
+        given = fields.get("preference")
         try:
-            got = preference_verdict(fields.get("preference"))
+            got = preference_verdict(given)
         except BadAnnotation as exc:
             raise ImportDataError(f"{where}: field 'preference': {exc}") from None
         if got is None:
             # No verdict to hold the annotator and raw completion: they stay with the pair.
             return ShapedRecord(values, kept(fields, columns.members))
         verdict, confidence = got
+        assert isinstance(given, int | float | str)  # (preference_verdict read a number)
         answer = FileAnswer(
             judge=str(fields.get("annotator") or "annotator"),
             verdicts={"overall": verdict},
             raw_completion=_raw_completion(fields),
             confidence={"overall": confidence} if confidence is not None else {},
-            preference={"overall": preference_as_given(fields["preference"])},
+            preference={"overall": preference_as_given(given)},
         )
         return ShapedRecord(values, kept(fields, columns.members | VERDICT_MEMBERS), (answer,))
 
 
-def preference_verdict(value: Any) -> tuple[Verdict, float | None] | None:
+def preference_verdict(value: object) -> tuple[Verdict, float | None] | None:
     """AlpacaEval ``preference``: 1 = output_1, 2 = output_2, 0 = tie, or fractional
     1 + P(output_2 better). Returns the verdict and, for fractional values, the
     probability of that verdict; None where the annotator gave none (null, NaN, "")."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
-    if isinstance(value, bool):
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise BadAnnotation(f"preference must be a number from 0 to 2, got {value!r}")
     try:
         number = float(value)
@@ -92,14 +93,14 @@ def preference_verdict(value: Any) -> tuple[Verdict, float | None] | None:
     return verdict, (round(p, 6) if fractional else None)
 
 
-def preference_as_given(value: Any) -> Any:
+def preference_as_given(value: float | str) -> float | str:
     """A valid ``preference`` as the file wrote it: its text, every digit kept (a
     :class:`Numeral`, which JSON writes as that number); a number given as a number stays
     one."""
     return as_numeral(value) if isinstance(value, str) else value
 
 
-def _raw_completion(fields: Mapping[str, Any]) -> str:
+def _raw_completion(fields: Mapping[str, object]) -> str:
     """The annotator's raw completion as stored: text as it is, an object (AlpacaEval's
     chain-of-thought annotators keep their reasoning in one, others their logprobs) as
     JSON; without one, the preference it gave."""

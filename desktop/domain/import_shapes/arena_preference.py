@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from desktop.domain.conversations import Message
 from desktop.domain.errors import ImportDataError
@@ -41,7 +40,7 @@ class ArenaPreference(Shape):
     rubric = RUBRIC
     batch = BATCH
 
-    def claims(self, fields: Mapping[str, Any]) -> bool:
+    def claims(self, fields: Mapping[str, object]) -> bool:
         return all(name in fields for name in (*_TEXTS, "winner_model_b", "winner_tie"))
 
     def columns(self, names: Iterable[str], overrides: Mapping[str, str], where: str) -> Columns:
@@ -49,7 +48,7 @@ class ArenaPreference(Shape):
         by_field = beside_columns(names, overrides, taken)
         return Columns(by_field, frozenset(by_field.values()) | frozenset(taken))
 
-    def read(self, where: str, fields: Mapping[str, Any], columns: Columns) -> ShapedRecord:
+    def read(self, where: str, fields: Mapping[str, object], columns: Columns) -> ShapedRecord:
         prompts, a_turns, b_turns = (_strings(where, fields.get(n), n) for n in _TEXTS)
         for name, turns in (("response_a", a_turns), ("response_b", b_turns)):
             if len(turns) != len(prompts):
@@ -58,7 +57,7 @@ class ArenaPreference(Shape):
                 )
         a = _interleave(prompts, a_turns)
         b = _interleave(prompts, b_turns)
-        values: dict[str, Any] = beside_fields(where, fields, columns)
+        values: dict[str, object] = beside_fields(where, fields, columns)
         values.update(compared_fields(where, a, b, None, _NAMES))
         votes = [verdict for name, verdict in _ONE_HOT if _flag(where, fields.get(name), name)]
         if len(votes) != 1:
@@ -70,7 +69,7 @@ class ArenaPreference(Shape):
         return ShapedRecord(values, metadata, reviews=(FileVerdict("arena", votes[0]),))
 
 
-def _strings(where: str, value: Any, name: str) -> list[str]:
+def _strings(where: str, value: object, name: str) -> list[str]:
     try:
         items = json.loads(value) if isinstance(value, str) else value
     except json.JSONDecodeError as exc:
@@ -93,7 +92,7 @@ def _interleave(prompts: list[str], answers: list[str]) -> tuple[Message, ...]:
     return tuple(out)
 
 
-def _flag(where: str, value: Any, name: str) -> bool:
+def _flag(where: str, value: object, name: str) -> bool:
     text = str(value).strip() if value is not None else ""
     if text not in ("0", "1"):
         raise ImportDataError(f"{where}: field {name!r}: must be 0 or 1, got {value!r}")

@@ -15,13 +15,13 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from desktop.domain.columns import resolve_columns
 from desktop.domain.results import Order, Status
 from desktop.domain.verdicts import Mark, Verdict
 
-_NONE: Mapping[str, Any] = MappingProxyType({})
+_NONE: Mapping[str, float] = MappingProxyType({})
 
 
 class FileAnswer(NamedTuple):
@@ -33,7 +33,7 @@ class FileAnswer(NamedTuple):
     verdicts: Mapping[str, Verdict]
     raw_completion: str
     confidence: Mapping[str, float] = _NONE
-    preference: Mapping[str, Any] = _NONE  # as the file gave it
+    preference: Mapping[str, float | str] = _NONE  # as the file gave it
     order: Order = Order.AB
     status: Status = Status.OK  # PARSE_FAILURE: the file says its judge's answer was unread
 
@@ -56,8 +56,8 @@ class ShapedRecord(NamedTuple):
     ``external_id``, where it has one, is the pair's id), the members kept with it, and
     the verdicts it carries. Named tuples: one is made for every record of a file."""
 
-    fields: Mapping[str, str | None]
-    metadata: Mapping[str, Any]
+    fields: Mapping[str, object]
+    metadata: Mapping[str, object]
     answers: tuple[FileAnswer, ...] = ()
     reviews: tuple[FileVerdict, ...] = ()
 
@@ -112,7 +112,7 @@ class Shape:
     # (several KB each), so an import's memory stays near a single-turn import's.
     batch: int = 2000
 
-    def claims(self, fields: Mapping[str, Any]) -> bool:
+    def claims(self, fields: Mapping[str, object]) -> bool:
         """Whether a record (one holding a mark) is this kind."""
         return any(mark in fields for mark in self.marks)
 
@@ -122,5 +122,5 @@ class Shape:
         folder's file that gives none is skipped)."""
         return Columns.of(resolve_columns(names, overrides, where))
 
-    def read(self, where: str, fields: Mapping[str, Any], columns: Columns) -> ShapedRecord:
+    def read(self, where: str, fields: Mapping[str, object], columns: Columns) -> ShapedRecord:
         raise NotImplementedError

@@ -7,17 +7,15 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from desktop.domain.columns import candidates
+from desktop.domain.conversation_comparison import first_difference, pair_fields
 from desktop.domain.conversations import (
     Conversation,
     ConversationError,
     decoded,
-    first_difference,
     is_trajectory,
     messages,
-    pair_fields,
     to_json,
 )
 from desktop.domain.errors import ImportDataError
@@ -51,7 +49,7 @@ def provenance_taken(names: Iterable[str]) -> tuple[str, ...]:
     return PROVENANCE if present.issuperset(PROVENANCE) else ()
 
 
-def persons_label(fields: Mapping[str, Any]) -> bool:
+def persons_label(fields: Mapping[str, object]) -> bool:
     """Whether a preference record's label is a person's: not where Tiebreak's own export
     says it was the judge's (``source`` ``judge`` or ``accepted``)."""
     if not all(name in fields for name in PROVENANCE):
@@ -84,7 +82,7 @@ def beside_columns(
     return out
 
 
-def side(where: str, value: Any, column: str, *, encoded: bool = True) -> Conversation:
+def side(where: str, value: object, column: str, *, encoded: bool = True) -> Conversation:
     """One side as messages; a side given as JSON text is decoded first (``encoded``)."""
     try:
         return messages(decoded(value, column) if encoded else value, column)
@@ -96,30 +94,33 @@ def compared_fields(
     where: str,
     a: Conversation,
     b: Conversation,
-    turn: Any,
+    turn: object,
     names: Mapping[str, str],
-    tools: Any = None,
-) -> dict[str, Any]:
+    tools: object = None,
+) -> dict[str, str | int | None]:
     """The pair fields of two sides compared at ``turn`` (None: the last), with the
     ``tools`` two trajectories were given (a list, or JSON text of one). ``names`` maps
     ``conversation_a``, ``conversation_b``, ``turn`` and ``tools`` to the file's own
     fields, so an error names what the user wrote."""
-    if turn is not None and type(turn) is not int:
+    compared: int | None
+    if turn is None or type(turn) is int:
+        compared = turn
+    else:
         try:
-            turn = int(str(turn))
+            compared = int(str(turn))
         except ValueError:
             raise ImportDataError(
                 f"{where}: field {names.get('turn', 'turn')!r}: must be a whole number from 1,"
                 f" got {turn!r}"
             ) from None
     try:
-        return pair_fields(a, b, turn, tools)
+        return pair_fields(a, b, compared, tools)
     except ConversationError as exc:
         column = names.get(exc.field, exc.field)
         raise ImportDataError(f"{where}: field {column!r}: {exc}") from None
 
 
-def beside_fields(where: str, fields: Mapping[str, Any], columns: Columns) -> dict[str, str | None]:
+def beside_fields(where: str, fields: Mapping[str, object], columns: Columns) -> dict[str, object]:
     """The pair fields held in columns beside the conversations, checked as plain ones."""
     return plain_fields(where, fields, columns)
 
@@ -165,8 +166,8 @@ def compared_turn(
     where: str, a: Conversation, b: Conversation, sides: tuple[str, str]
 ) -> int | None:
     """``parting_turn`` of a preference record's sides, but two agent runs are compared
-    whole, at their final answers (``conversations.compare``): None, and two runs that are
-    the same are refused."""
+    whole, at their final answers (``conversation_comparison.compare``): None, and two
+    runs that are the same are refused."""
     if is_trajectory(a) or is_trajectory(b):
         if a == b:
             raise ImportDataError(
@@ -177,7 +178,7 @@ def compared_turn(
     return parting_turn(where, a, b, sides)
 
 
-def given_tools(fields: Mapping[str, Any], column: str | None) -> Any:
+def given_tools(fields: Mapping[str, object], column: str | None) -> object:
     """A record's tool definitions (a list, or JSON text of one), None where it gives none."""
     value = fields.get(column) if column else None
     return None if value in ("", None, []) else value

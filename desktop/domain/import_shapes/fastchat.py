@@ -20,7 +20,6 @@ model (``gpt-4``), as ``compute_agreement.py`` pools its prompts.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
 
 from desktop.domain.conversations import Conversation, Message
 from desktop.domain.errors import ImportDataError
@@ -35,7 +34,7 @@ from desktop.domain.import_shapes.conversation_parts import BATCH, RUBRIC, compa
 from desktop.domain.results import Order, Status
 from desktop.domain.verdicts import Verdict
 
-Placed = tuple[str, Mapping[str, Any]]  # (where, record), as the readers give them
+Placed = tuple[str, Mapping[str, object]]  # (where, record), as the readers give them
 _NAMES = {"conversation_a": "model answers", "conversation_b": "model answers", "turn": "turn"}
 _KEPT = ("question_id", "reference_turns")
 
@@ -61,21 +60,24 @@ class FastChatPairs(Shape):
             )
         return Columns.of({})
 
-    def read(self, where: str, fields: Mapping[str, Any], columns: Columns) -> ShapedRecord:
+    def read(self, where: str, fields: Mapping[str, object], columns: Columns) -> ShapedRecord:
         a, b, turn = fields["conversation_a"], fields["conversation_b"], fields["turn"]
-        values: dict[str, Any] = compared_fields(where, a, b, turn, _NAMES)
+        model_a, judged = fields["model_a"], fields.get("judgments", ())
         references = fields.get("reference_turns") or ()
+        # (``fastchat_records`` made the record: its members are of these types)
+        assert isinstance(a, tuple) and isinstance(b, tuple) and isinstance(turn, int)
+        assert isinstance(model_a, str) and isinstance(judged, list | tuple)
+        assert isinstance(references, list | tuple)
+        values: dict[str, object] = dict(compared_fields(where, a, b, turn, _NAMES))
         values.update(
-            model_a=fields["model_a"],
+            model_a=model_a,
             model_b=fields["model_b"],
             category=fields.get("category"),
             reference=references[turn - 1] if len(references) >= turn else None,
         )
         metadata = {k: fields[k] for k in _KEPT if fields.get(k) is not None}
         answers = tuple(
-            answer
-            for place, judgment in fields.get("judgments", ())
-            for answer in _answers(place, judgment, fields["model_a"])
+            answer for place, judgment in judged for answer in _answers(place, judgment, model_a)
         )
         return ShapedRecord(values, metadata, answers=answers)
 
@@ -98,7 +100,7 @@ class FastChatJudgments(Shape):
 _GAMES = (("g1_winner", "g1_judgment"), ("g2_winner", "g2_judgment"))
 
 
-def _answers(where: str, judgment: Mapping[str, Any], model_a: str) -> Iterator[FileAnswer]:
+def _answers(where: str, judgment: Mapping[str, object], model_a: str) -> Iterator[FileAnswer]:
     judge = judgment.get("judge")
     name = judge[0] if isinstance(judge, list) and judge else judge
     if not isinstance(name, str) or not name:
@@ -119,7 +121,7 @@ def _other(order: Order) -> Order:
     return Order.BA if order is Order.AB else Order.AB
 
 
-def _winner(where: str, field: str, winner: Any, model_1_is_a: bool) -> Verdict:
+def _winner(where: str, field: str, winner: object, model_1_is_a: bool) -> Verdict:
     if winner == "tie":
         return Verdict.TIE
     if winner in ("model_1", "model_2"):
@@ -135,7 +137,7 @@ def fastchat_records(
     references: Iterable[Placed],
     judgments: Iterable[Placed],
     pair_with: str | None,
-) -> Iterator[tuple[str, dict[str, Any]]]:
+) -> Iterator[tuple[str, dict[str, object]]]:
     """The pair records of a FastChat folder, one per question, model pair and turn, in
     question order. ``answers``: each model's answer records (named by ``model_id``,
     else the key); ``pair_with``: ``all`` (None) or a baseline model."""
@@ -189,19 +191,19 @@ def fastchat_records(
             )
 
 
-def _qid(where: str, record: Mapping[str, Any]) -> str:
+def _qid(where: str, record: Mapping[str, object]) -> str:
     qid = record.get("question_id")
     if qid is None or isinstance(qid, (list, dict, bool)):
         raise ImportDataError(f"{where}: field 'question_id' is missing")
     return str(qid)
 
 
-def _turns(where: str, choices: Any, field: str) -> list[str]:
+def _turns(where: str, choices: object, field: str) -> list[str]:
     """``choices[0].turns``, checked."""
-    try:
-        turns = choices[0]["turns"]
-    except (TypeError, KeyError, IndexError):
-        raise ImportDataError(f"{where}: field {field!r}: no choices[0].turns") from None
+    first = choices[0] if isinstance(choices, list) and choices else None
+    if not isinstance(first, dict) or "turns" not in first:
+        raise ImportDataError(f"{where}: field {field!r}: no choices[0].turns")
+    turns = first["turns"]
     if not isinstance(turns, list) or not all(type(t) is str for t in turns):
         raise ImportDataError(f"{where}: field {field!r}: choices[0].turns must be texts")
     return turns

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from desktop.domain.conversations import Conversation, Message
 from desktop.domain.errors import ImportDataError
@@ -57,7 +56,7 @@ class HhRlhf(Shape):
     rubric = RUBRIC
     batch = BATCH
 
-    def claims(self, fields: Mapping[str, Any]) -> bool:
+    def claims(self, fields: Mapping[str, object]) -> bool:
         chosen = fields.get("chosen")
         return (
             "prompt" not in fields
@@ -70,7 +69,7 @@ class HhRlhf(Shape):
         by_field = beside_columns(names, overrides, _SIDES)
         return Columns(by_field, frozenset(by_field.values()) | frozenset(_SIDES))
 
-    def read(self, where: str, fields: Mapping[str, Any], columns: Columns) -> ShapedRecord:
+    def read(self, where: str, fields: Mapping[str, object], columns: Columns) -> ShapedRecord:
         chosen, rejected = (_side(where, fields.get(name), name) for name in _SIDES)
         turn = parting_turn(where, chosen, rejected, _SIDES)
         a, b, preferred = with_oriented(chosen, rejected)
@@ -79,13 +78,13 @@ class HhRlhf(Shape):
             if preferred == "A"
             else {"conversation_a": "rejected", "conversation_b": "chosen"}
         )
-        values: dict[str, Any] = beside_fields(where, fields, columns)
+        values: dict[str, object] = beside_fields(where, fields, columns)
         values.update(compared_fields(where, a, b, turn, {**names, "turn": "chosen"}))
         metadata = kept(fields, columns.members)
         return ShapedRecord(values, metadata, reviews=(FileVerdict(self.name, preferred),))
 
 
-def _side(where: str, value: Any, name: str) -> Conversation:
+def _side(where: str, value: object, name: str) -> Conversation:
     if type(value) is not str:
         raise ImportDataError(f"{where}: field {name!r}: must be a transcript (text)")
     try:

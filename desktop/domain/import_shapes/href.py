@@ -6,7 +6,6 @@ becomes that annotator's verdict on ``overall`` (rubric ``href-overall``, mode
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from desktop.domain.errors import ImportDataError
 from desktop.domain.import_shapes.alpaca_eval import BadAnnotation, preference_verdict
@@ -24,7 +23,7 @@ class Href(Shape):
     takes_over = True
     rubric = "href-overall"
 
-    def read(self, where: str, fields: Mapping[str, Any], columns: Columns) -> ShapedRecord:
+    def read(self, where: str, fields: Mapping[str, object], columns: Columns) -> ShapedRecord:
         values = pair_fields(where, fields, columns)
         reviews = []
         try:
@@ -39,7 +38,7 @@ class Href(Shape):
         return ShapedRecord(values, metadata, (), tuple(reviews))
 
 
-def annotation_verdict(value: Any) -> Verdict | None:
+def annotation_verdict(value: object) -> Verdict | None:
     """One human annotation of an HREF-style row: a preference number or A/B/tie text."""
     if isinstance(value, str):
         token = value.strip()
@@ -52,12 +51,12 @@ def annotation_verdict(value: Any) -> Verdict | None:
     return got[0] if got else None
 
 
-def annotation_items(value: Any) -> list[tuple[str | None, Any]]:
+def annotation_items(value: object) -> list[tuple[str | None, object]]:
     """An ``annotations`` list as (annotator or None, value) items; dict items may name
     their annotator and carry ``preference``, ``choice`` or ``label``."""
     if not isinstance(value, list):
         raise BadAnnotation("annotations must be a list")
-    items: list[tuple[str | None, Any]] = []
+    items: list[tuple[str | None, object]] = []
     for item in value:
         if isinstance(item, dict):
             who = item.get("annotator") or item.get("reviewer") or item.get("worker_id")

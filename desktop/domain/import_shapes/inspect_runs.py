@@ -14,14 +14,9 @@ shapes a data file is read as (``SHAPES``): only two logs give one.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
-from desktop.domain.conversations import (
-    Conversation,
-    ConversationError,
-    messages,
-    pair_fields,
-)
+from desktop.domain.conversation_comparison import pair_fields
+from desktop.domain.conversations import Conversation, ConversationError, messages
 from desktop.domain.errors import ImportDataError
 from desktop.domain.import_shapes.base import Columns, Shape, ShapedRecord
 from desktop.domain.import_shapes.conversation_parts import BATCH
@@ -31,7 +26,9 @@ from desktop.domain.trajectory import tool_name
 _PER_LOG = ("log", "eval_id", "run_id", "task_id", "scores", "error")
 
 
-def external_id(task: str, sample_id: Any, epoch: Any, eval_a: str, eval_b: str) -> str:
+def external_id(
+    task: object, sample_id: object, epoch: object, eval_a: object, eval_b: object
+) -> str:
     """The pair's id: the task, sample and epoch, and the two evals compared (so one
     project may hold run A against B and A against C of the same samples)."""
     return f"inspect:{task}/{sample_id}/{epoch}/{eval_a}/{eval_b}"
@@ -45,18 +42,18 @@ class InspectRuns(Shape):
     rubric = "trajectory"
     batch = BATCH
 
-    def claims(self, fields: Mapping[str, Any]) -> bool:
+    def claims(self, fields: Mapping[str, object]) -> bool:
         return False  # never a data file's records: only two logs make one
 
     def columns(self, names: Iterable[str], overrides: Mapping[str, str], where: str) -> Columns:
         return Columns.of({})  # a record is the service's, not a file's columns
 
-    def read(self, where: str, fields: Mapping[str, Any], columns: Columns) -> ShapedRecord:
-        a, b = fields["a"], fields["b"]
+    def read(self, where: str, fields: Mapping[str, object], columns: Columns) -> ShapedRecord:
+        a, b = _run(fields["a"]), _run(fields["b"])
         side_a, side_b = _side(where, a), _side(where, b)
         tools = _tools(where, a, b)
         try:
-            values: dict[str, Any] = pair_fields(side_a, side_b, None, tools)
+            values: dict[str, object] = dict(pair_fields(side_a, side_b, None, tools))
         except ConversationError as exc:
             log = {"conversation_a": a["log"], "conversation_b": b["log"]}.get(exc.field)
             raise ImportDataError(f"{where}: {log or exc.field}: {exc}") from None
@@ -66,7 +63,7 @@ class InspectRuns(Shape):
         values["category"] = task  # the list's category: its filter tells tasks apart
         if fields.get("target"):  # the sample's target: the answer a judge may compare with
             values["reference"] = fields["target"]
-        metadata: dict[str, Any] = {"task": task, "sample_id": sample_id, "epoch": epoch}
+        metadata: dict[str, object] = {"task": task, "sample_id": sample_id, "epoch": epoch}
         for key in _PER_LOG:
             for letter, run in (("a", a), ("b", b)):
                 if run.get(key) is not None:
@@ -75,20 +72,27 @@ class InspectRuns(Shape):
         return ShapedRecord(values, metadata)
 
 
-def _side(where: str, run: Mapping[str, Any]) -> Conversation:
+def _run(value: object) -> Mapping[str, object]:
+    """One log's part of a record, as ``services/inspect_import.py`` makes it."""
+    assert isinstance(value, dict)  # (made there, never read from a file)
+    return value
+
+
+def _side(where: str, run: Mapping[str, object]) -> Conversation:
     try:
         return messages(run["messages"], "conversation")
     except ConversationError as exc:
         raise ImportDataError(f"{where}: {run['log']}: {exc}") from None
 
 
-def _tools(where: str, a: Mapping[str, Any], b: Mapping[str, Any]) -> list[Any] | None:
+def _tools(where: str, a: Mapping[str, object], b: Mapping[str, object]) -> list[object] | None:
     """The tools both runs were given. A log that kept no model call says nothing of them
     (the other's stand); two that differ are not two runs of one task."""
     mine, theirs = a["tools"], b["tools"]
     if mine is None or theirs is None or mine == theirs:
         found = mine if mine is not None else theirs
-        return list(found) if found else None
+        return list(found) if isinstance(found, list) and found else None
+    assert isinstance(mine, list) and isinstance(theirs, list)  # (a log's tools: a list)
     by_name_a = {tool_name(t): t for t in mine}
     by_name_b = {tool_name(t): t for t in theirs}
     differs = next(
@@ -112,11 +116,11 @@ def _tools(where: str, a: Mapping[str, Any], b: Mapping[str, Any]) -> list[Any] 
     )
 
 
-def _names(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[str, str]:
+def _names(a: Mapping[str, object], b: Mapping[str, object]) -> tuple[str, str]:
     """The generators' names: each log's model; where both ran the same model (two
     versions of one agent), each with its log's file name, so the two stay apart."""
     if a["model"] != b["model"]:
-        return a["model"], b["model"]
+        return str(a["model"]), str(b["model"])
     return f"{a['model']} ({a['stem']})", f"{b['model']} ({b['stem']})"
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from desktop.domain.errors import ImportDataError
 from desktop.domain.import_shapes.base import (
@@ -51,14 +50,14 @@ class JudgeBench(Shape):
         origin="verdicts imported from JudgeBench outputs files, both orders",
     )
 
-    def claims(self, fields: Mapping[str, Any]) -> bool:
+    def claims(self, fields: Mapping[str, object]) -> bool:
         return "response_B" in fields and "label" in fields
 
     def columns(self, names: Iterable[str], overrides: Mapping[str, str], where: str) -> Columns:
         by_field = {**_COLUMNS, **overrides}
         return Columns.of(by_field)
 
-    def read(self, where: str, fields: Mapping[str, Any], columns: Columns) -> ShapedRecord:
+    def read(self, where: str, fields: Mapping[str, object], columns: Columns) -> ShapedRecord:
         values = pair_fields(where, fields, columns)
         model = fields.get("response_model")
         if isinstance(model, str) and model:
@@ -75,7 +74,7 @@ class JudgeBench(Shape):
         return ShapedRecord(values, metadata, answers, reviews)
 
 
-def _answers(where: str, fields: Mapping[str, Any]) -> Iterable[FileAnswer]:
+def _answers(where: str, fields: Mapping[str, object]) -> Iterable[FileAnswer]:
     """The judge's answers in both orders; none in a pairs (``data/``) file."""
     judgments = fields.get("judgments")
     if judgments is None:
@@ -88,18 +87,19 @@ def _answers(where: str, fields: Mapping[str, Any]) -> Iterable[FileAnswer]:
     for order, judgment in zip((Order.AB, Order.BA), judgments, strict=True):
         decision = judgment.get("decision") if isinstance(judgment, dict) else None
         raw = to_json(judgment)
-        verdict = DECISIONS.get(str(decision)) if decision is not None else None
+        given = decision if isinstance(decision, str) else ""  # (only text is a decision)
+        verdict = DECISIONS.get(given)
         if verdict is None:
             yield FileAnswer(judge, {}, raw, order=order, status=Status.PARSE_FAILURE)
             continue
         if order is Order.BA:
             verdict = verdict.swapped()
         yield FileAnswer(
-            judge, {"overall": verdict}, raw, preference={"overall": decision}, order=order
+            judge, {"overall": verdict}, raw, preference={"overall": given}, order=order
         )
 
 
-def _decoded(where: str, text: str) -> Any:
+def _decoded(where: str, text: str) -> object:
     """``judgments`` held as text (a CSV's cell): JSON, or the Python repr JudgeBench's
     scripts print."""
     try:
@@ -112,7 +112,7 @@ def _decoded(where: str, text: str) -> Any:
         raise ImportDataError(f"{where}: field 'judgments' is not a list") from None
 
 
-def _judge_name(fields: Mapping[str, Any], judgments: list[Any]) -> str:
+def _judge_name(fields: Mapping[str, object], judgments: list[object]) -> str:
     """``judge_name/judge_model`` (``arena_hard/o1-mini-2024-09-12``), as the file names it."""
     name = str(fields.get("judge_name") or "judge")
     for judgment in judgments:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from contextlib import suppress
-from typing import Any
 
 from desktop.domain import numerals
 from desktop.domain.conversations import Conversation
@@ -49,7 +48,7 @@ class MessagePairs(Shape):
     rubric = RUBRIC
     batch = BATCH
 
-    def claims(self, fields: Mapping[str, Any]) -> bool:
+    def claims(self, fields: Mapping[str, object]) -> bool:
         return any(a in fields and b in fields for a, b in _PAIRS)
 
     def columns(self, names: Iterable[str], overrides: Mapping[str, str], where: str) -> Columns:
@@ -66,7 +65,7 @@ class MessagePairs(Shape):
         by_field.update({n: n for n in _OPTIONAL if n in names})
         return Columns(by_field, frozenset(by_field.values()))
 
-    def read(self, where: str, fields: Mapping[str, Any], columns: Columns) -> ShapedRecord:
+    def read(self, where: str, fields: Mapping[str, object], columns: Columns) -> ShapedRecord:
         names = columns.by_field
         plain = Columns.of({f: c for f, c in names.items() if f not in _CONVERSATION})
         a = side(where, fields.get(names["conversation_a"]), names["conversation_a"])
@@ -81,14 +80,14 @@ class MessagePairs(Shape):
         if turn == "":
             turn = None
         tools = given_tools(fields, names.get("tools"))
-        values: dict[str, Any] = beside_fields(where, fields, plain)
+        values: dict[str, object] = beside_fields(where, fields, plain)
         values.update(compared_fields(where, a, b, turn, names, tools))
         if fields.keys() >= _EXPORTED:  # Tiebreak's own export: its metadata column is it
             return ShapedRecord(values, _exported_metadata(fields.get("metadata")))
         return ShapedRecord(values, kept(fields, columns.members))
 
 
-def _system_first(where: str, system: Any, given: Conversation, column: str) -> Conversation:
+def _system_first(where: str, system: object, given: Conversation, column: str) -> Conversation:
     """Anthropic's top-level system prompt (text, or a list of text blocks: in a CSV, JSON
     text of one) as a side's first message."""
     if type(system) is str and system.lstrip().startswith("[{"):
@@ -102,7 +101,7 @@ def _system_first(where: str, system: Any, given: Conversation, column: str) -> 
     return side(where, [{"role": "system", "content": system}], "system", encoded=False) + given
 
 
-def _exported_metadata(value: Any) -> dict[str, Any]:
+def _exported_metadata(value: object) -> dict[str, object]:
     """An export's metadata cell (an object in JSONL; JSON text in a CSV) as metadata."""
     if isinstance(value, str) and value:
         try:

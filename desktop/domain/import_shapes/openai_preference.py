@@ -11,7 +11,6 @@ preference becomes reviewer ``openai-preference``'s verdict on ``overall``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from desktop.domain.errors import ImportDataError
 from desktop.domain.import_shapes.base import Columns, FileVerdict, Shape, ShapedRecord
@@ -40,7 +39,7 @@ class OpenAiPreference(Shape):
     rubric = RUBRIC
     batch = BATCH
 
-    def claims(self, fields: Mapping[str, Any]) -> bool:
+    def claims(self, fields: Mapping[str, object]) -> bool:
         return "input" in fields and "non_preferred_output" in fields
 
     def columns(self, names: Iterable[str], overrides: Mapping[str, str], where: str) -> Columns:
@@ -50,7 +49,7 @@ class OpenAiPreference(Shape):
         by_field = beside_columns(names, overrides, taken)
         return Columns(by_field, frozenset(by_field.values()) | frozenset(taken) - set(own))
 
-    def read(self, where: str, fields: Mapping[str, Any], columns: Columns) -> ShapedRecord:
+    def read(self, where: str, fields: Mapping[str, object], columns: Columns) -> ShapedRecord:
         given = fields.get("input")
         if not isinstance(given, dict) or "messages" not in given:
             raise ImportDataError(f"{where}: field 'input': must be an object with messages")
@@ -64,7 +63,7 @@ class OpenAiPreference(Shape):
             else {"conversation_a": _SIDES[1], "conversation_b": _SIDES[0]}
         )
         turn = compared_turn(where, preferred, other, _SIDES)
-        values: dict[str, Any] = beside_fields(where, fields, columns)
+        values: dict[str, object] = beside_fields(where, fields, columns)
         tools = given_tools(given, "tools")
         named = {**names, "turn": _SIDES[0], "tools": "input.tools"}
         values.update(compared_fields(where, a, b, turn, named, tools))

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
 
 from desktop.domain.columns import REQUIRED
 from desktop.domain.errors import ImportDataError
@@ -26,21 +25,22 @@ class PlainPairs(Shape):
     name = "pairs"
     title = "instruction and two responses"
 
-    def claims(self, fields: Mapping[str, Any]) -> bool:
+    def claims(self, fields: Mapping[str, object]) -> bool:
         return True
 
-    def read(self, where: str, fields: Mapping[str, Any], columns: Columns) -> ShapedRecord:
+    def read(self, where: str, fields: Mapping[str, object], columns: Columns) -> ShapedRecord:
         return ShapedRecord(pair_fields(where, fields, columns), kept(fields, columns.members))
 
 
-def kept(fields: Mapping[str, Any], used: frozenset[str]) -> dict[str, Any]:
+def kept(fields: Mapping[str, object], used: frozenset[str]) -> dict[str, object]:
     """The members of a record that no pair field or verdict took: its metadata."""
     return {k: v for k, v in fields.items() if k not in used}
 
 
-def pair_fields(where: str, fields: Mapping[str, Any], columns: Columns) -> dict[str, str | None]:
-    """The pair fields of one record, checked field by field."""
-    values: dict[str, str | None] = {}
+def pair_fields(where: str, fields: Mapping[str, object], columns: Columns) -> dict[str, object]:
+    """The pair fields of one record, checked field by field: text or None (a dict of
+    objects, as a shape adds its other fields to it)."""
+    values: dict[str, object] = {}
     for name, column in columns.by_field.items():
         value = fields.get(column)
         # A response may be empty (a model can answer nothing); it may not be absent,

@@ -9,7 +9,6 @@ chosen/rejected file's is, not a judge's.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from desktop.domain.import_shapes.base import Columns, FileVerdict, ShapedRecord
 from desktop.domain.import_shapes.trl import Trl
@@ -23,14 +22,14 @@ class RewardBench(Trl):
     title = "RewardBench pairs (prompt, chosen, rejected, chosen_model, rejected_model, subset)"
     marks = ("subset",)
 
-    def claims(self, fields: Mapping[str, Any]) -> bool:
+    def claims(self, fields: Mapping[str, object]) -> bool:
         return "chosen" in fields and "rejected" in fields
 
     def columns(self, names: Iterable[str], overrides: Mapping[str, str], where: str) -> Columns:
         found = super().columns(names, overrides, where)
         return Columns(found.by_field, found.members | frozenset(_MODELS))
 
-    def read(self, where: str, fields: Mapping[str, Any], columns: Columns) -> ShapedRecord:
+    def read(self, where: str, fields: Mapping[str, object], columns: Columns) -> ShapedRecord:
         record = super().read(where, fields, columns)
         preferred = record.reviews[0].verdict
         chosen, rejected = (_model(fields.get(n)) for n in _MODELS)
@@ -41,5 +40,5 @@ class RewardBench(Trl):
         return record._replace(fields=values, reviews=(FileVerdict(self.name, preferred),))
 
 
-def _model(value: Any) -> str | None:
+def _model(value: object) -> str | None:
     return str(value) if value not in (None, "") else None

@@ -19,7 +19,6 @@ answers, and keep their tools.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from desktop.domain import numerals
 from desktop.domain.conversations import Conversation, Message
@@ -50,7 +49,7 @@ class Trl(Shape):
     rubric = RUBRIC
     batch = BATCH
 
-    def claims(self, fields: Mapping[str, Any]) -> bool:
+    def claims(self, fields: Mapping[str, object]) -> bool:
         return "rejected" in fields
 
     def columns(self, names: Iterable[str], overrides: Mapping[str, str], where: str) -> Columns:
@@ -64,7 +63,7 @@ class Trl(Shape):
         by_field.update({t: t for t in _TOOLS if t in names})
         return Columns(by_field, frozenset(by_field.values()) | frozenset(_SIDES))
 
-    def read(self, where: str, fields: Mapping[str, Any], columns: Columns) -> ShapedRecord:
+    def read(self, where: str, fields: Mapping[str, object], columns: Columns) -> ShapedRecord:
         asked = columns.by_field.get("instruction")
         prompt = fields.get(asked) if asked else None
         prompt = _listed(prompt)
@@ -98,7 +97,7 @@ class Trl(Shape):
         plain = Columns.of(
             {f: c for f, c in columns.by_field.items() if f not in ("instruction", *_TOOLS)}
         )
-        values: dict[str, Any] = beside_fields(where, fields, plain)
+        values: dict[str, object] = beside_fields(where, fields, plain)
         tools = given_tools(fields, columns.by_field.get("tools"))
         named = {**names, "turn": "chosen", "tools": "tools"}
         values.update(compared_fields(where, a, b, turn, named, tools))
@@ -111,7 +110,7 @@ class Trl(Shape):
 _TOOLS = ("tools",)  # the tool definitions, beside the messages (TRL's column)
 
 
-def _listed(value: Any) -> Any:
+def _listed(value: object) -> object:
     """A CSV cell (text) that is a JSON list of messages, as that list: TRL's
     conversational form written out as text; any other value as it is. A completion in
     TRL's standard form is text that is no such list."""

@@ -17,7 +17,6 @@ are several reviewers, never one replacing another.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from desktop.domain.errors import ImportDataError
 from desktop.domain.import_shapes.base import (
@@ -62,7 +61,7 @@ class Votes(Shape):
         origin="votes imported from MT-bench judgments or Chatbot Arena battles",
     )
 
-    def claims(self, fields: Mapping[str, Any]) -> bool:
+    def claims(self, fields: Mapping[str, object]) -> bool:
         return "conversation_a" in fields and "conversation_b" in fields
 
     def columns(self, names: Iterable[str], overrides: Mapping[str, str], where: str) -> Columns:
@@ -73,10 +72,10 @@ class Votes(Shape):
         by_field = beside_columns(names, overrides, _READ, ("model_a", "model_b", "category"))
         return Columns(by_field, frozenset(by_field.values()) | frozenset(_READ))
 
-    def read(self, where: str, fields: Mapping[str, Any], columns: Columns) -> ShapedRecord:
+    def read(self, where: str, fields: Mapping[str, object], columns: Columns) -> ShapedRecord:
         a = side(where, fields.get("conversation_a"), "conversation_a")
         b = side(where, fields.get("conversation_b"), "conversation_b")
-        values: dict[str, Any] = beside_fields(where, fields, columns)
+        values: dict[str, object] = beside_fields(where, fields, columns)
         values.update(compared_fields(where, a, b, fields.get("turn"), _NAMES))
         winner = fields.get("winner")
         verdict = WINNERS.get(winner) if isinstance(winner, str) else None
@@ -98,7 +97,8 @@ class Votes(Shape):
                 f"{where}: field 'judge': {judge!r} is neither a person's name nor a judge"
                 ' such as ["gpt-4", "pair-v2"]'
             )
-        note = winner if winner not in ("model_a", "model_b", "tie") else None
+        plain = ("model_a", "model_b", "tie")
+        note = winner if isinstance(winner, str) and winner not in plain else None
         mark = Mark.BOTH_BAD if winner == "tie (bothbad)" else None
         review = FileVerdict(str(judge or "arena"), verdict, note=note, mark=mark)
         return ShapedRecord(values, metadata, reviews=(review,))

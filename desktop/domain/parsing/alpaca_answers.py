@@ -25,7 +25,6 @@ import ast
 import math
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from desktop.domain.parsing.parse_outcome import ParseOutcome, fail
 from desktop.domain.parsing.vocabulary import short
@@ -104,7 +103,7 @@ def parse_ranking(text: str, dimensions: Sequence[str]) -> ParseOutcome:
     return fail(first_error or "the answer is not a list of {'model': ..., 'rank': ...}")
 
 
-def _ranked(value: list[Any]) -> tuple[Verdict | None, str | None]:
+def _ranked(value: list[object]) -> tuple[Verdict | None, str | None]:
     """The verdict one ranking gives, or why it gives none."""
     ranks: dict[str, int] = {}
     for item in value:
@@ -137,7 +136,7 @@ _MAX_LIST = 2_000
 _LIST = re.compile(rf"\[\s*\{{[^\[\]]{{0,{_MAX_LIST}}}\]")
 
 
-def _lists(text: str) -> list[list[Any]]:
+def _lists(text: str) -> list[list[object]]:
     """Every bracketed list of dicts in the answer that is a Python (or JSON) literal; read
     as a literal, never evaluated. Each candidate is at most ``_MAX_LIST`` characters and
     the search reads the answer once, so a long answer costs time in proportion."""

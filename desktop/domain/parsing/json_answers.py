@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 from desktop.domain.parsing.free_text import by_label, dimension_key
 from desktop.domain.parsing.parse_outcome import ParseOutcome, fail
@@ -22,9 +21,9 @@ from desktop.domain.verdicts import Verdict
 # --- JSON -----------------------------------------------------------------------------
 
 
-def _json_objects(text: str) -> tuple[list[dict[str, Any]], str | None]:
+def _json_objects(text: str) -> tuple[list[dict[str, object]], str | None]:
     """Decoded top-level ``{...}`` groups of the text, and why any group failed."""
-    objects: list[dict[str, Any]] = []
+    objects: list[dict[str, object]] = []
     error: str | None = None
     pos = 0
     # Once a string is never closed, no later quote closes one either: each is escaped in
@@ -73,7 +72,7 @@ def _json_objects(text: str) -> tuple[list[dict[str, Any]], str | None]:
 json_objects = _json_objects  # the same reading, for the judge's reasoning (judge_reasoning.py)
 
 
-def _get(obj: dict[str, Any], key: str) -> tuple[bool, Any]:
+def _get(obj: dict[str, object], key: str) -> tuple[bool, object]:
     """Case-insensitive key lookup: (found, value)."""
     if key in obj:
         return True, obj[key]
@@ -91,7 +90,7 @@ def _value_verdict(value: object) -> Verdict | None:
     return None if m is None else word_verdict(m["v"])
 
 
-def _text_of(obj: dict[str, Any], keys: Sequence[str]) -> str | None:
+def _text_of(obj: dict[str, object], keys: Sequence[str]) -> str | None:
     for key in keys:
         found, value = _get(obj, key)
         if found and isinstance(value, str):
@@ -103,7 +102,7 @@ _REASON_KEYS = ("rationale", "reason", "explanation")
 
 
 def _choices_of(
-    obj: dict[str, Any], answer: AnswerFormat, dimensions: Sequence[str]
+    obj: dict[str, object], answer: AnswerFormat, dimensions: Sequence[str]
 ) -> tuple[dict[str, Verdict] | None, str | None]:
     """The verdicts one JSON object gives for json-choices, or why it gives none."""
     found, choices = _get(obj, answer.choices_key)
@@ -128,7 +127,7 @@ def _choices_of(
 
 
 def _choice_of(
-    obj: dict[str, Any], answer: AnswerFormat, dimensions: Sequence[str]
+    obj: dict[str, object], answer: AnswerFormat, dimensions: Sequence[str]
 ) -> tuple[dict[str, Verdict] | None, str | None]:
     """The verdict one JSON object gives for json-choice, or why it gives none."""
     found, value = _get(obj, answer.choice_key)

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from desktop.adapters.file_kinds import refuse_special
 from desktop.adapters.store import open_project
-from desktop.adapters.store.project import SQLITE_HEADER, ProjectStore
+from desktop.adapters.store.connection import SQLITE_HEADER
+from desktop.adapters.store.project import ProjectStore
 from desktop.domain.errors import TiebreakError
 from desktop.services.merge.report import MergeReport
 
