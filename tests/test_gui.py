@@ -20,6 +20,7 @@ from desktop.services.importing import import_file
 from desktop.services.overrides import override
 from desktop.services.review_edits import ReviewState
 from desktop.services.session import ReviewSession
+from desktop.ui.file_actions import export_work
 from desktop.ui.main_window import MainWindow
 from desktop.ui.pair_list import HEADERS
 from desktop.ui.verdict_panel import ShownRow, VerdictButton
@@ -98,7 +99,7 @@ def test_judge_accept_and_export(qtbot, window: MainWindow, server: OpenAIServer
     out = tmp_path / "out.csv"
     result = {}
     window.context.runner.start(
-        window.session.export_work(out), on_done=lambda r: result.update(r=r)
+        export_work(window.session, out), on_done=lambda r: result.update(r=r)
     )
     qtbot.waitUntil(lambda: "r" in result, timeout=10_000)
     rows = list(csv.DictReader(out.open(encoding="utf-8")))

@@ -6,14 +6,12 @@ window stays a thin layer."""
 from __future__ import annotations
 
 import contextlib
-import threading
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from desktop.adapters.profiles_file import get_profile, load_profiles, profiles_path
 from desktop.adapters.store import open_project, pair_filters
-from desktop.adapters.store.judge_seen import Seen
 from desktop.adapters.store.pair_reader import Ordering, PairQuery, read_pair
 from desktop.adapters.store.pair_steps import holds_trajectories
 from desktop.adapters.store.pairs import (
@@ -24,7 +22,7 @@ from desktop.adapters.store.pairs import (
     row_number,
 )
 from desktop.adapters.store.rubrics import rubric_names
-from desktop.domain.errors import ProjectError, TiebreakError
+from desktop.domain.errors import TiebreakError
 from desktop.domain.judge_quality import QualityFigures
 from desktop.domain.pair_turns import pair_turns
 from desktop.domain.pair_view import PairView
@@ -34,12 +32,14 @@ from desktop.domain.trajectory import TRAJECTORY_RUBRIC
 from desktop.domain.verdicts import Verdict
 from desktop.services import judges, pair_list, pair_verdicts
 from desktop.services.app_settings import AppSettings
+from desktop.services.background import ProjectFile
 from desktop.services.blind_review import BlindReview
 from desktop.services.overrides import default_reviewer
 from desktop.services.project_rubrics import dimensions_for, rubric_choices
 from desktop.services.review_edits import ReviewEdits
 
-Work = Callable[[Callable[[Any], None], threading.Event], Any]
+if TYPE_CHECKING:
+    from desktop.services.model_listing import FoundFile, FoundServerModel
 
 DEMO_MODEL = local_profile().model  # the built-in judge, SmolLM2-135M
 DEMO_NOTE = (
@@ -57,6 +57,7 @@ class ReviewSession:
         self.path = path
         self.settings = settings
         self.store = open_project(path)
+        self.project = ProjectFile(path, self.store)  # as background work opens it
         # A verdict reaches the file itself before the window shows it saved (a checkpoint,
         # about a millisecond): a move to another file system, which copies the file alone,
         # keeps it. (A copy after each pause lost a verdict given a second before the move.)
@@ -96,11 +97,6 @@ class ReviewSession:
         error = self.store.verify()
         return None if error is None else str(error)
 
-    def _still_held(self) -> None:
-        """Background work opens the project by its path: not once that names another file."""
-        if self.store.lost is not None:
-            raise ProjectError(str(self.store.lost))
-
     # ---- choices ----------------------------------------------------------------------
     def rubric_choices(self) -> list[str]:
         return rubric_choices(self.store)
@@ -133,18 +129,7 @@ class ReviewSession:
         self._choose("rubric", name)
         self.shown_judge = self._remembered_judge()
 
-    def found_models_work(self) -> Work:
-        """The models on this machine that no profile serves yet (GGUF files in the usual
-        folders, running servers' models), found off the GUI thread for the "ask" list."""
-
-        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
-            from desktop.services.model_listing import find_models, not_yet_profiles
-
-            return not_yet_profiles(find_models().entries(), load_profiles().values())
-
-        return work
-
-    def add_found_profile(self, entry: Any) -> None:
+    def add_found_profile(self, entry: FoundFile | FoundServerModel) -> None:
         """Make a profile of a model found on this machine, and ask it from now on."""
         from desktop.services.model_listing import add_found
 
@@ -382,11 +367,6 @@ class ReviewSession:
             pair, judge = self.current.id, self.judge_model
             self.blind.reveal(pair, self.rubric_name, self.reviewer(), judge, self.dimensions)
 
-    def save_seen_work(self) -> tuple[list[Seen], Work] | None:
-        """What the window showed of the judge and has not written yet, and the work that
-        writes it off the GUI thread (BlindReview.save_work)."""
-        return self.blind.save_work(self.store, self._still_held)
-
     def saved_position(self) -> int | None:
         value = self.store.get_setting("position")
         return row_number(value) if value else None  # the file's text: any digits at all
@@ -396,185 +376,6 @@ class ReviewSession:
             with contextlib.suppress(TiebreakError):  # a locked file must not block closing
                 self.store.set_setting("position", str(self.current.id))
 
-    # ---- background work (each opens its own connection) -------------------------------
-    def judge_work(self, pair_ids: list[int] | None, *, swap: bool) -> Work:
-        path, rubric_name, profile = self.path, self.rubric_name, self.profile
-
-        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
-            from desktop.services.judging import JobOptions
-            from desktop.services.judging.setup import judge_job
-
-            self._still_held()
-            with open_project(path) as store:
-                options = JobOptions(swap=swap, pair_ids=pair_ids)
-                job = judge_job(store, rubric_name, profile, options)
-                return job.run(progress=lambda state: progress(_copy(state)), cancel=cancel)
-
-        return work
-
     def pair_total(self) -> int:
         """Pairs in the project (one index count: milliseconds on 100,000 pairs)."""
         return count_pairs(self.store)
-
-    def size_work(self, request: Any, options: Any) -> Work:
-        """What a judge run of ``request`` (a ``PanelRequest``) would send and cost, counted
-        on a read-only connection, no server started (``judging.run_size``)."""
-        rubric = self.rubric_name
-
-        def size(store: Any) -> Any:
-            from desktop.services.judging.run_size import run_size
-
-            return run_size(store, rubric, request, options)
-
-        return self._read_work(size)
-
-    def stats_work(self) -> Work:
-        rubric, model = self.rubric_name, self.judge_model
-
-        def stats(store: Any) -> Any:
-            from desktop.services.stats import rubric_stats
-
-            return rubric_stats(store, rubric, model)
-
-        return self._read_work(stats)
-
-    def selection_work(self, against: str, dimension: str | None) -> Work:
-        """The Judges dock's table: every judge and jury of the rubric on screen scored on
-        ``dimension`` against ``against`` (``services.judge_selection``, as `tiebreak
-        judges --against` prints it, with the profiles' prices)."""
-        rubric = self.rubric_name
-
-        def selection(store: Any) -> Any:
-            from desktop.services.judge_selection import judge_selection
-
-            profiles = load_profiles().values()
-            return judge_selection(
-                store, rubric, dimension=dimension, against=against, profiles=profiles
-            )
-
-        return self._read_work(selection)
-
-    def figures_work(self, width: float, dimension: str | None = None) -> Work:
-        """The Figures dock's charts of the rubric and judge on screen, ``width`` ems of
-        their text wide, ``dimension``'s drawn: computed in a process of their own, and
-        kept while the project is unchanged (``services.kept_figures``)."""
-        rubric, model, path = self.rubric_name, self.judge_model, self.path
-
-        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
-            from desktop.services.figure_sources import DEFAULT_ALPHA
-            from desktop.services.kept_figures import kept_figures
-
-            self._still_held()
-            return kept_figures().figures(
-                path,
-                rubric,
-                model,
-                alpha=DEFAULT_ALPHA,
-                width=width,
-                cancel=cancel,
-                dimension=dimension,
-            )
-
-        return work
-
-    def leaderboard_work(self, lc_files: str = "") -> Work:
-        """The Generators dock's table: `stats --by model` for the rubric and judge on
-        screen, with AlpacaEval 2.0's length-controlled win rate: the leaderboard's variant
-        where ``lc_files`` names the folder of AlpacaEval's df_gamed.csv, else minimal."""
-        rubric, model = self.rubric_name, self.judge_model
-
-        def board(store: Any) -> Any:
-            from desktop.domain.length_control import MINIMAL, V1, read_gamed
-            from desktop.services.leaderboard import leaderboard
-
-            gamed = read_gamed(Path(lc_files)) if lc_files else None
-            return leaderboard(store, rubric, model, lc=V1 if gamed else MINIMAL, gamed=gamed)
-
-        return self._read_work(board)
-
-    def queue_work(self) -> Work:
-        # The judge shown, if any has answered: a rubric nobody judged yet still has a
-        # queue (disputes, then the pairs to review), not an error about a judge.
-        rubric, model = self.rubric_name, self.shown_judge or None
-
-        def queue(store: Any) -> Any:
-            from desktop.services.review_queue import review_queue
-
-            return review_queue(store, rubric, model)
-
-        return self._read_work(queue)
-
-    def judges_work(self) -> Work:
-        """The rubric's judges with the pairs each answered, counted off the GUI thread."""
-        rubric = self.rubric_name
-        return self._read_work(lambda store: judges.judge_choices(store, rubric))
-
-    def counts_work(self) -> Work:
-        """(pairs, judged, reviewed), counted off the GUI thread: a 100,000-pair project
-        takes tens of milliseconds."""
-        rubric, model = self.rubric_name, self.judge_model
-        return self._read_work(lambda store: pair_list.counts(store, rubric, model))
-
-    def check_work(self) -> Work:
-        """The check for damage that a first write would otherwise make on the GUI thread
-        (about 0.4 s on 100,000 pairs): done once, off it, while the project is open."""
-        return self._read_work(lambda store: store.ensure_sound())
-
-    def _read_work(self, read: Callable[[Any], Any]) -> Work:
-        """Work that reads the project on its own read-only connection."""
-        path = self.path
-
-        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
-            self._still_held()
-            with open_project(path, readonly=True) as store:
-                return read(store)
-
-        return work
-
-    def import_work(self, source: Path) -> Work:
-        path = self.path
-
-        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
-            from desktop.services.importing import import_file
-
-            self._still_held()
-            with open_project(path) as store:
-                return import_file(store, source, progress=progress)
-
-        return work
-
-    def import_runs_work(self, log_a: Path, log_b: Path) -> Work:
-        """Two Inspect AI logs of one task as pairs (``inspect_import.import_runs``)."""
-        path = self.path
-
-        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
-            from desktop.services.inspect_import import import_runs
-
-            self._still_held()
-            with open_project(path) as store:
-                return import_runs(store, log_a, log_b, progress=progress)
-
-        return work
-
-    def export_work(self, out: Path) -> Work:
-        """Export what the window shows: this rubric, and the verdicts of the judge shown."""
-        path, rubric, judge = self.path, self.rubric_name, self.shown_judge
-
-        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
-            from desktop.services.exporting import export_project, format_for
-
-            fmt = format_for(out)
-            self._still_held()
-            with open_project(path, readonly=True) as store:
-                return export_project(
-                    store, out, rubric=rubric, fmt=fmt, judge_model=judge, progress=progress
-                )
-
-        return work
-
-
-def _copy(state: Any) -> Any:
-    """A snapshot of the job's progress, safe to hand to another thread."""
-    from dataclasses import replace
-
-    return replace(state)

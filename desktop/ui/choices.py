@@ -6,12 +6,14 @@ verdict panel, the counts and the docks each follow."""
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QMenuBar, QWidget
 
 from desktop.domain.errors import TiebreakError
 from desktop.domain.shown_text import shown
+from desktop.services import background
 from desktop.services.app_settings import save_settings
 from desktop.services.changes import Change
 from desktop.ui.context import WindowContext
@@ -26,6 +28,17 @@ if TYPE_CHECKING:
     from desktop.services.model_listing import FoundFile, FoundServerModel
 
 NO_JUDGE = "none yet"
+
+
+def _found_models(
+    progress: background.Progress, cancel: threading.Event
+) -> list[FoundFile | FoundServerModel]:
+    """The models on this machine that no profile serves yet (GGUF files in the usual
+    folders, running servers' models), found off the GUI thread for the "ask" list."""
+    from desktop.services.model_listing import find_models, not_yet_profiles
+    from desktop.services.profiles import load_profiles
+
+    return not_yet_profiles(find_models().entries(), load_profiles().values())
 
 
 class Choices(QWidget):
@@ -58,13 +71,13 @@ class Choices(QWidget):
         self.profiles_watch.changed.connect(self._profiles_changed)
         self._found = Refresher(
             context.runner,
-            lambda: context.session.found_models_work(),
+            lambda: _found_models,
             self._offer_found,
             lambda message: None,  # nothing found is nothing to offer
         )
         self._judges = Refresher(
             context.runner,
-            lambda: context.session.judges_work(),
+            self._judges_work,
             self._fill_judges,
             lambda message: context.say(f"judges could not be counted: {message}", 6000),
             key=lambda: (context.session, context.session.rubric_name),
@@ -143,6 +156,14 @@ class Choices(QWidget):
         self._fill_profiles(found)
 
     # ---- the judge whose verdicts are shown ----------------------------------------------
+    def _judges_work(self) -> background.Work[list[JudgeChoice]]:
+        """The rubric's judges with the pairs each answered, counted off the GUI thread."""
+        from desktop.services.judges import judge_choices
+
+        session = self.context.session
+        rubric = session.rubric_name
+        return background.reading(session.project, lambda store: judge_choices(store, rubric))
+
     def _fill_judges(self, choices: list[JudgeChoice]) -> None:
         """The picker's entries, the shown judge selected; a judge that has no answer yet
         (a job just started) is listed too."""

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QMainWindow, QSplitter
 
 from desktop.domain.errors import TiebreakError
 from desktop.domain.shown_text import shown
+from desktop.services import background
 from desktop.services.app_settings import AppSettings, save_settings
 from desktop.services.changes import Change
 from desktop.services.session import ReviewSession
@@ -154,7 +155,9 @@ class MainWindow(QMainWindow):
         self.after_first_paint(self.choices.refresh_judges)
         self.after_first_paint(
             lambda: self.context.runner.start(
-                session.check_work(), on_done=session.checked, on_error=self.context.error
+                background.reading(session.project, lambda store: store.ensure_sound()),
+                on_done=session.checked,
+                on_error=self.context.error,
             )
         )
 

@@ -3,6 +3,7 @@ submission and the first-run check get their ``JudgeJob`` from."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -10,9 +11,10 @@ from desktop.adapters.keys import key_named
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.requests import asks_logprobs
+from desktop.services import background
 from desktop.services.endpoints import endpoint_for
 from desktop.services.judging.applies import refuse_missing_fields
-from desktop.services.judging.job import JobOptions, JudgeJob
+from desktop.services.judging.job import JobOptions, JobSummary, JudgeJob
 from desktop.services.project_rubrics import find_rubric
 
 if TYPE_CHECKING:
@@ -61,3 +63,18 @@ def file_job(
     export refuses pairs the rubric cannot apply to, once its target is found good)."""
     rubric = find_rubric(store, rubric_name)
     return JudgeJob(store, rubric, key_named(profile), base_url="", api_key=None, options=options)
+
+
+def judge_work(
+    project: background.ProjectFile, rubric_name: str, profile: ModelProfile, options: JobOptions
+) -> background.Work[JobSummary]:
+    """The window's judge run (Ctrl+J): its own connection to the project, and a copy of
+    each progress snapshot handed on (it crosses to the GUI thread)."""
+
+    def write(
+        store: ProjectStore, progress: background.Progress, cancel: threading.Event
+    ) -> JobSummary:
+        job = judge_job(store, rubric_name, profile, options)
+        return job.run(progress=lambda state: progress(replace(state)), cancel=cancel)
+
+    return background.writing(project, write)
