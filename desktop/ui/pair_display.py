@@ -89,12 +89,14 @@ class PairDisplay(QSplitter):
             self.verdicts.set_dimensions(dimensions)
 
     def show_pair(self, pair_id: int | None) -> None:
-        """Show the pair ``pair_id`` (None: none), the focus on its first dimension."""
+        """Show the pair ``pair_id`` (None: none), the focus on its first dimension; then
+        say so, for whatever follows the pair on screen (a dock)."""
         session = self.context.session
         pair = session.load_pair(pair_id) if pair_id is not None else None
         self.pair_view.show_pair(pair)
         self.verdicts.focus_first()
         self.show_verdicts()
+        self.context.publish(Change(pair_shown=True))
 
     def show_verdicts(self) -> None:
         """The shown pair's verdicts, note and judge as the project has them now; its row
