@@ -16,6 +16,7 @@ from desktop.domain.shown_text import shown
 from desktop.services import background
 from desktop.services.app_settings import save_settings
 from desktop.services.changes import Change
+from desktop.services.project_rubrics import rubric_choices
 from desktop.ui.context import WindowContext
 from desktop.ui.file_watch import FileWatch
 from desktop.ui.picker_box import PickerBox
@@ -101,7 +102,7 @@ class Choices(QWidget):
         session = self.context.session
         self.rubric_box.blockSignals(True)
         self.rubric_box.clear()
-        self.rubric_box.addItems(session.rubric_choices())
+        self.rubric_box.addItems(rubric_choices(session.store))
         self.rubric_box.setCurrentText(session.rubric_name)
         self.rubric_box.blockSignals(False)
         self._fill_profiles(self.found_models)
@@ -240,7 +241,9 @@ class Choices(QWidget):
             if isinstance(chosen, str):
                 session.choose_profile(chosen)
             else:  # a model found on this machine: a profile from now on
-                session.add_found_profile(chosen)
+                from desktop.services.model_listing import add_found
+
+                session.choose_profile(add_found(chosen).name)
                 self._fill_profiles([e for e in self.found_models if e is not chosen])
                 self.context.say(f"new profile {session.profile.name}: Ctrl+J asks it", 6000)
         except TiebreakError as exc:

@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, QUrl, Signal
 from desktop.domain.errors import TiebreakError
 from desktop.services import background
 from desktop.services.changes import Change
+from desktop.services.projects import open_project
 from desktop.services.session import ReviewSession
 from desktop.ui import dialogs
 from desktop.ui.context import WindowContext
@@ -105,7 +106,7 @@ class FileActions(QObject):
         if path:
             target = path if path.suffix == ".tiebreak" else Path(f"{path}.tiebreak")
             try:
-                ReviewSession.create(target)
+                open_project(target, create=True).close()
             except TiebreakError as exc:
                 self.context.error(str(exc))
                 return
@@ -174,7 +175,10 @@ class FileActions(QObject):
     def export_file(self) -> None:
         session = self.context.session
         default = session.path.with_suffix(".csv")
-        path = dialogs.confirm_export(self.context.window, session.export_columns(), default)
+        from desktop.services.exporting import export_columns
+
+        columns = export_columns(session.dimensions)
+        path = dialogs.confirm_export(self.context.window, columns, default)
         if path is None:
             return
 

@@ -27,6 +27,8 @@ from desktop.services.pair_list import (
     ordering,
     search_uses_index,
 )
+from desktop.services.pair_lookup import find_pair
+from desktop.services.review_position import saved_position
 from desktop.ui.context import WindowContext
 from desktop.ui.enter_field import EnterField
 from desktop.ui.layout_queue import layout_queue
@@ -131,7 +133,7 @@ class PairBrowser(QWidget):
             self.setEnabled(True)
             self.show_steps()
             self.fill_filters()
-            self.reload(keep=session.saved_position())
+            self.reload(keep=saved_position(session.store))
             self.focus()  # the keys act on pairs from the start, not on the search box
         elif change.pairs_added:
             self.show_steps()
@@ -302,10 +304,11 @@ class PairBrowser(QWidget):
             self._go_left()
             return
         try:
-            pair_id = self.context.session.find_pair_id(ref)
+            pair_id = find_pair(self.context.session.store, ref).id
         except TiebreakError:
             self.context.say(f"go to pair: no pair is #{ref.lstrip('#')} or has the id {ref!r}")
             return
+        assert pair_id is not None  # read from the project
         self._go_left()
         row = self.model.index_of(pair_id)
         if row is not None:

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QSplitter, QVBoxLayout
 
 from desktop.services.app_settings import save_settings
 from desktop.services.changes import Change
+from desktop.services.judge_shown import judge_note, judge_summary
 from desktop.ui.context import WindowContext
 from desktop.ui.pair_browser import PairBrowser
 from desktop.ui.pair_view import PairView
@@ -108,9 +109,10 @@ class PairDisplay(QSplitter):
         self.verdicts.show_views(views, hidden=hidden)
         self.reasoning.show_details(views.judge if views else [], bool(hidden))
         self.verdicts.show_note(next(iter(views.notes.values()), "") if views else "")
-        self.verdicts.judge_info.setText(session.judge_summary(views))
-        note = session.judge_note()
+        judge, profile = session.judge_model, session.profile
+        self.verdicts.judge_info.setText(judge_summary(views, judge, profile))
+        note = judge_note(judge, profile)
         self.verdicts.judge_note.setText(note)
         self.verdicts.judge_note.setVisible(bool(note))
         if session.current is not None and session.current.id is not None:
-            self.pairs.update_row(session.list_row(session.current.id))
+            self.pairs.update_row(session.list_rows_for([session.current.id])[0])
