@@ -30,7 +30,7 @@ class SeenKeeper(QObject):
         if self._task is not None or self.context.closed or self.context.runner.closed:
             return
         session = self.context.session
-        found = session.blind.save_work(session.store, session.project.check)
+        found = session.blind.save_work(session.project)
         if found is None:
             return
         rows, work = found
