@@ -241,7 +241,7 @@ class JudgeActions(QObject):
             else profiles[0].model
         )
         jurors = [profile.model for profile in profiles]
-        work = panel_work(session.path, session.rubric_name, request, options)
+        work = panel_work(session.project, session.rubric_name, request, options)
 
         def start() -> None:
             self.choices.show_judge(shown)

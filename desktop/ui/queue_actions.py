@@ -55,7 +55,7 @@ class QueueActions(QObject):
 
         session = self.context.session
         work = sample_work(
-            session.path, session.rubric_name, session.judge_model, size, method, seed
+            session.project, session.rubric_name, session.judge_model, size, method, seed
         )
         self.context.say("drawing a sample…")
         self.context.runner.start(work, on_done=self._drawn, on_error=self._failed)
