@@ -17,7 +17,10 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QTextEdit, QWidget
 
 from desktop.adapters.profiles_file import save_profile
 from desktop.adapters.store import open_project
+from desktop.adapters.store.pair_reader import PairQuery, read_pair
+from desktop.domain.pair_view import PairView
 from desktop.domain.profiles import ModelProfile
+from desktop.domain.verdicts import Verdict
 from desktop.services.app_settings import AppSettings
 from desktop.services.importing import import_file
 from desktop.services.session import ReviewSession
@@ -95,6 +98,18 @@ def press(qtbot, win: MainWindow, key: Qt.Key, mod=Qt.KeyboardModifier.NoModifie
     focus = QApplication.focusWidget() or win.pairs.table
     qtbot.keyClick(focus, key, mod)
     qtbot.waitUntil(layout_queue().idle)
+
+
+def my_verdict(session: ReviewSession, dimension: str) -> Verdict | None:
+    """The reviewer's current verdict on the pair shown, as the project holds it after a
+    key: another reviewer's is never taken for it."""
+    if session.current is None or session.current.id is None:
+        return None
+    query = PairQuery(session.rubric_name, columns=("id",))
+    record = read_pair(session.store, query, session.current.id)
+    if record is None:
+        return None
+    return PairView(record, reviewer=session.reviewer()).my_verdicts().get(dimension)
 
 
 def judged_message_box(

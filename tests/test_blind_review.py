@@ -201,12 +201,13 @@ def test_a_read_only_project_keeps_what_was_shown_in_memory(project: Path) -> No
     """The window's record is skipped where the project may not be written: nothing is
     written and nothing refused, and this window still knows what it showed."""
     from desktop.adapters.store import open_project
+    from desktop.services.background import ProjectFile
     from desktop.services.blind_review import BlindReview
 
     with open_project(project, readonly=True) as store:
         review = BlindReview()
         review.reveal(1, "href-four", "ada", "test-model", DIMS)
-        assert review.save_work(store, lambda: None) is None
+        assert review.save_work(ProjectFile(project, store)) is None
         review.save(store)  # nothing to refuse: skipped
         assert review.was_seen(store, 1, "href-four", "ada", "overall")
         assert len(review.unsaved()) == 4

@@ -21,6 +21,7 @@ from desktop.domain.results import JudgeResult, Order, Status
 from desktop.domain.verdicts import Verdict
 from desktop.services.exporting import ExportReport, export_project
 from desktop.services.importing import import_file
+from desktop.ui.file_actions import export_work
 from tests.helpers import new_project, save_result, write_jsonl
 
 DIMS = ("precision", "overall")
@@ -346,7 +347,7 @@ def test_the_window_and_the_command_line_pick_the_same_format_from_the_name(
     session = ReviewSession.open(project, AppSettings())
     try:
         session.choose_rubric("r")
-        session.export_work(by_window)(lambda _: None, threading.Event())
+        export_work(session, by_window)(lambda _: None, threading.Event())
     finally:
         session.close()
     first = by_window.read_text(encoding="utf-8").splitlines()[0]

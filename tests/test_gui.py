@@ -20,10 +20,11 @@ from desktop.services.importing import import_file
 from desktop.services.overrides import override
 from desktop.services.review_edits import ReviewState
 from desktop.services.session import ReviewSession
+from desktop.ui.file_actions import export_work
 from desktop.ui.main_window import MainWindow
 from desktop.ui.pair_list import HEADERS
 from desktop.ui.verdict_panel import ShownRow, VerdictButton
-from tests.gui_helpers import completions, human_rows, judge_all, open_window, press
+from tests.gui_helpers import completions, human_rows, judge_all, my_verdict, open_window, press
 from tests.helpers import new_project, write_jsonl
 from tests.openai_server import OpenAIServer
 
@@ -54,14 +55,14 @@ def test_keyboard_navigation_and_verdicts(qtbot, window: MainWindow, project: Pa
     press(qtbot, window, Qt.Key.Key_Up)
     assert window.display.verdicts.focused_dimension == "correctness"
     press(qtbot, window, Qt.Key.Key_T)
-    assert window.session.my_verdict("correctness").value == "tie"
+    assert my_verdict(window.session, "correctness").value == "tie"
     # Undo twice brings back B and then nothing on correctness; redo restores the tie.
     press(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    assert window.session.my_verdict("correctness").value == "B"
+    assert my_verdict(window.session, "correctness").value == "B"
     press(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    assert window.session.my_verdict("correctness") is None
+    assert my_verdict(window.session, "correctness") is None
     press(qtbot, window, Qt.Key.Key_Y, Qt.KeyboardModifier.ControlModifier)
-    assert window.session.my_verdict("correctness").value == "B"
+    assert my_verdict(window.session, "correctness").value == "B"
     # History is append-only: the undo wrote a withdrawal, never deleted a row.
     assert len(human_rows(project)) == 6
     # U goes to the next pair without a verdict of the reviewer's.
@@ -77,7 +78,7 @@ def test_status_bar_counts_follow_a_withdrawal(qtbot, window: MainWindow) -> Non
     qtbot.waitUntil(lambda: "1 reviewed · 5 left" in window.counts.text(), timeout=5000)
     press(qtbot, window, Qt.Key.Key_Up)  # back to the dimension just decided
     press(qtbot, window, Qt.Key.Key_Backspace)
-    assert window.session.my_verdict("precision") is None
+    assert my_verdict(window.session, "precision") is None
     qtbot.waitUntil(lambda: "0 reviewed · 6 left" in window.counts.text(), timeout=5000)
 
 
@@ -98,7 +99,7 @@ def test_judge_accept_and_export(qtbot, window: MainWindow, server: OpenAIServer
     out = tmp_path / "out.csv"
     result = {}
     window.context.runner.start(
-        window.session.export_work(out), on_done=lambda r: result.update(r=r)
+        export_work(window.session, out), on_done=lambda r: result.update(r=r)
     )
     qtbot.waitUntil(lambda: "r" in result, timeout=10_000)
     rows = list(csv.DictReader(out.open(encoding="utf-8")))

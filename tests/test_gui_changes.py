@@ -221,3 +221,15 @@ def test_another_project_opened_is_shown_whole_and_undo_stays_with_the_first(
     press(qtbot, window, Qt.Key.Key_Q)  # the new project's queue: nothing in it, no error
     qtbot.waitUntil(lambda: window.queue._task is None, timeout=5000)
     assert warned == []  # the first project's queue is not walked in the second
+
+
+def test_a_new_project_is_made_and_opened_on_ctrl_n(
+    qtbot, window: MainWindow, tmp_path: Path, monkeypatch
+) -> None:
+    fresh = tmp_path / "fresh"  # the dialog's name without the suffix: the window adds it
+    monkeypatch.setattr(dialogs, "save_file", lambda parent, title, folder, filters: fresh)
+    press(qtbot, window, Qt.Key.Key_N, CTRL)
+    assert fresh.with_suffix(".tiebreak").is_file()
+    assert window.windowTitle() == "fresh.tiebreak — Tiebreak"
+    assert window.pairs.model.rowCount() == 0
+    qtbot.waitUntil(lambda: " · 0 pairs · " in window.counts.text(), timeout=5000)

@@ -23,6 +23,7 @@ from tests.gui_helpers import (
     drawn_fonts,
     human_rows,
     judge_all,
+    my_verdict,
     open_window,
     press,
 )
@@ -57,12 +58,12 @@ def test_1_2_3_give_a_b_and_tie(qtbot, window: MainWindow, project: Path) -> Non
         ("p1", "format", "tie", "ada"),
     ]
     press(qtbot, window, Qt.Key.Key_Z, CTRL)
-    assert window.session.my_verdict("format") is None
+    assert my_verdict(window.session, "format") is None
     press(qtbot, window, Qt.Key.Key_Z, CTRL | SHIFT)  # redo
-    assert window.session.my_verdict("format").value == "tie"
+    assert my_verdict(window.session, "format").value == "tie"
     press(qtbot, window, Qt.Key.Key_Up)  # the focus went on to overall: back to format
     press(qtbot, window, Qt.Key.Key_0)  # withdraw, as Backspace does
-    assert window.session.my_verdict("format") is None
+    assert my_verdict(window.session, "format") is None
 
 
 def test_n_writes_a_note_on_the_pair(qtbot, window: MainWindow) -> None:

@@ -34,6 +34,7 @@ from desktop.domain.profiles import local_profile
 from desktop.services.endpoints import endpoint_for
 from desktop.services.importing import import_file
 from desktop.services.judging import JobOptions, JudgeJob
+from desktop.services.judging.setup import judge_work
 from desktop.services.project_rubrics import add_rubric, find_rubric
 from tests.local_server_helpers import require_llama
 
@@ -251,7 +252,9 @@ def test_first_run_demo_pair_judged_offline(tmp_path: Path, monkeypatch) -> None
     session = ReviewSession.open(ensure_demo_project(), AppSettings())
     assert session.rubric_name == DEFAULT_RUBRIC and session.profile.local
     pair_id = 1
-    summary = session.judge_work([pair_id], swap=False)(lambda _: None, threading.Event())
+    summary = judge_work(
+        session.project, session.rubric_name, session.profile, JobOptions(pair_ids=[pair_id])
+    )(lambda _: None, threading.Event())
     assert summary.progress.ok == 1 and summary.stopped is None, summary
     session.load_pair(pair_id)
     views = session.verdict_views()

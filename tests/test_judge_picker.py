@@ -17,9 +17,11 @@ from PySide6.QtWidgets import QApplication
 from desktop.adapters.profiles_file import save_profile
 from desktop.adapters.store import open_project
 from desktop.domain.profiles import ModelProfile
+from desktop.services import background
 from desktop.services.app_settings import AppSettings
 from desktop.services.importing import import_file
 from desktop.services.session import ReviewSession
+from desktop.ui.file_actions import export_work
 from desktop.ui.main_window import MainWindow
 from tests.helpers import new_project, tiebreak, write_jsonl
 from tests.openai_server import OpenAIServer
@@ -170,7 +172,7 @@ def test_switching_judges_by_keyboard_updates_everything(qtbot, two_judges) -> N
     assert win.choices.profile_box.currentText() == "test"  # the profile asked is its own choice
     exported: dict = {}  # the window exports what it shows
     out = project.with_name("shown.csv")
-    win.context.runner.start(win.session.export_work(out), on_done=lambda r: exported.update(r=r))
+    win.context.runner.start(export_work(win.session, out), on_done=lambda r: exported.update(r=r))
     qtbot.waitUntil(lambda: "r" in exported, timeout=10_000)
     with out.open(newline="", encoding="utf-8") as fh:
         assert {r["judge_model"] for r in csv.DictReader(fh)} == {"judge-one"}
@@ -282,7 +284,9 @@ def test_a_judge_chosen_before_the_file_is_checked_is_kept(two_judges) -> None:
         assert session.judge_model == chosen
         assert _saved_judge(project, "href-overall") != chosen  # nothing written unchecked
         if check_first:
-            session.check_work()(lambda _: None, threading.Event())
+            background.reading(session.project, lambda store: store.ensure_sound())(
+                lambda _: None, threading.Event()
+            )
             session.checked()
             assert _saved_judge(project, "href-overall") == chosen  # still open
         session.close()

@@ -113,6 +113,6 @@ def test_a_running_job_refreshes_its_rows_in_chunks(tmp_path: Path) -> None:
     try:
         got = session.list_rows_for(range(1203, 0, -1))
         assert [r.id for r in got] == list(range(1, 1204))
-        assert session.list_row(700) == got[699]
+        assert session.list_rows_for([700]) == [got[699]]
     finally:
         session.close()

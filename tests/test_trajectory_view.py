@@ -27,7 +27,7 @@ from desktop.ui.pair_view import PairView
 from desktop.ui.tool_card import ToolCard
 from desktop.ui.trajectory_row import StepBox
 from desktop.ui.trajectory_view import WINDOW, TrajectoryView
-from tests.gui_helpers import human_rows, open_window, press, save_render
+from tests.gui_helpers import human_rows, my_verdict, open_window, press, save_render
 from tests.helpers import new_project, write_jsonl
 from tests.hostile.test_window_stalls import _settled, _Steps
 from tests.long_trajectories import long_pair
@@ -420,8 +420,8 @@ def test_a_verdict_a_note_undo_and_a_second_reviewer_work_on_two_trajectories(
         ("flights", "correctness", "B", "ada"),
     ]
     press(qtbot, win, Qt.Key.Key_Z, CTRL)
-    assert win.session.my_verdict("correctness") is None
-    assert win.session.my_verdict("precision").value == "A"
+    assert my_verdict(win.session, "correctness") is None
+    assert my_verdict(win.session, "precision").value == "A"
     assert win.display.verdicts.shown("overall").final == "A (bob)"
     press(qtbot, win, Qt.Key.Key_N)
     note = win.display.verdicts.note
@@ -435,7 +435,7 @@ def test_a_verdict_a_note_undo_and_a_second_reviewer_work_on_two_trajectories(
     press(qtbot, win, Qt.Key.Key_J)
     assert win.session.current.external_id == "weather"
     press(qtbot, win, Qt.Key.Key_T)
-    assert win.session.my_verdict("precision").value == "tie"
+    assert my_verdict(win.session, "precision").value == "tie"
     win.context.runner.shutdown()
 
 

@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 
 from desktop.ui import dialogs
 from desktop.ui.main_window import MainWindow
-from tests.gui_helpers import judge_all, open_window, press
+from tests.gui_helpers import judge_all, my_verdict, open_window, press
 from tests.helpers import export_rows, tiebreak
 from tests.openai_server import OpenAIServer
 
@@ -283,8 +283,8 @@ def test_both_bad_skip_and_broken_have_keys_and_export_as_what_they_are(
 
     press(qtbot, window, Qt.Key.Key_Z, CTRL)  # the last edit, undone where it was made
     assert window.session.current.external_id == "p6"
-    assert window.session.my_verdict("overall") is None
-    assert window.session.my_verdict("format").value == "B"
+    assert my_verdict(window.session, "overall") is None
+    assert my_verdict(window.session, "format").value == "B"
 
 
 class open_rows:

@@ -16,7 +16,6 @@ from desktop.cli.terminal import _Guarded
 from desktop.domain.render import _Environment
 from desktop.domain.render_budget import BudgetCodeGenerator
 from desktop.domain.review_sample import _Key
-from desktop.services.session import ReviewSession
 from desktop.ui.adjudication_dialog import AdjudicationDialog
 from desktop.ui.figures_dock import FiguresPanel
 from desktop.ui.generators_panel import LeaderboardModel
@@ -64,7 +63,6 @@ _Line.mousePressEvent  # a click on a trajectory's step line folds or unfolds it
 
 # ---- Read by tests and tools outside desktop/, to check what the product did -----------------
 iter_pairs  # the tests read a project's pairs back through it, after an import or a merge
-ReviewSession.my_verdict  # the tests read the reviewer's verdict as stored after a key
 AdjudicationDialog.row_texts  # what the adjudication table shows (tests, a screen reader)
 PairView.current_turn  # which turn of a conversation is shown (tests of moving by turn)
 ReasoningPanel.shown_text  # what the judge's reasoning box shows (tests of folding it)

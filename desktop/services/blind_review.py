@@ -20,18 +20,16 @@ was shown then is not known.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
-from desktop.adapters.store import open_project
 from desktop.adapters.store.judge_seen import Seen as Seen  # the rows the window keeps
 from desktop.adapters.store.judge_seen import record_seen, seen_dimensions
 from desktop.adapters.store.pair_reader import PairQuery, read_pair
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import now
 from desktop.domain.verdicts import Verdict
+from desktop.services.background import ProjectFile, Work, writing
 from desktop.services.pair_verdicts import PairVerdicts
 
 BLIND, SEEN = "blind", "gui"  # the modes of a verdict given in the window
@@ -164,24 +162,16 @@ class BlindReview:
             yield
         self.saved(rows)
 
-    def save_work(
-        self, store: ProjectStore, still_held: Callable[[], None]
-    ) -> tuple[list[Seen], Callable[[Callable[[Any], None], threading.Event], None]] | None:
+    def save_work(self, project: ProjectFile) -> tuple[list[Seen], Work[None]] | None:
         """The rows not yet written, and the work that writes them on a connection of its
-        own (a worker thread's; ``still_held`` refuses a file moved meanwhile); None when
-        there is nothing to write or the project may not be written. The caller says
+        own (a worker thread's; refused for a file moved meanwhile); None when there is
+        nothing to write or the project may not be written. The caller says
         ``saved(rows)`` once the work is done."""
         rows = self.unsaved()
+        store = project.held
         if not rows or store.readonly or store.lost is not None:
             return None
-        path = store.path
-
-        def work(progress: Callable[[Any], None], cancel: threading.Event) -> None:
-            still_held()
-            with open_project(path) as own:
-                record_seen(own, rows)
-
-        return rows, work
+        return rows, writing(project, lambda own, progress, cancel: record_seen(own, rows))
 
     def save(self, store: ProjectStore) -> None:
         """Write what was shown, where the project may be written (closing it, say)."""

@@ -1,6 +1,7 @@
 """What changed, said once by whoever changed it, so each part of the window can decide for
 itself what to show again (as Anki's ``OpChanges``): a verdict written, a job's answers,
-another rubric or judge shown, another profile asked, pairs imported, a project opened.
+another rubric or judge shown, another profile asked, pairs imported, a project opened,
+another pair shown (as Anki's ``browser_did_change_row``).
 
 Plain data: the window publishes a Change on its context's one signal and every part that
 shows something subscribes; no part calls another to say what happened, so a new part (a
@@ -28,6 +29,9 @@ class Change:
     pairs_added: bool = False  # an import added pairs (the list, its filters, the counts)
     project: bool = False  # a project opened (or the same one anew, after the settings)
     sample: bool = False  # a review sample drawn (Q walks it; the figures weight by it)
+    # Another pair shown (``session.current``; None when none is): what follows the pair on
+    # screen reads it. Its verdicts are the same as ever, so nothing else need listen.
+    pair_shown: bool = False
     # A running job's answers as they arrive: another change follows when it ends, so work
     # over every pair (the figures, the review queue) waits for that one.
     more_coming: bool = False

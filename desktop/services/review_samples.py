@@ -7,10 +7,7 @@ stored (``adapters/store/samples.py``) so the figures can weight by them."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from desktop.adapters.store.pair_reader import PairQuery, read_pairs
 from desktop.adapters.store.project import ProjectStore
@@ -20,6 +17,7 @@ from desktop.domain.judge_policy import policy_for
 from desktop.domain.limits import SQLITE_MAX
 from desktop.domain.pair_view import PairView
 from desktop.domain.review_sample import DEFAULT_FLOOR, draw_sample, verdict_uncertainty
+from desktop.services import background
 from desktop.services.rubric_choice import Judge, dimensions_of, pick_judge
 
 METHODS = ("uniform", "uncertain")
@@ -116,16 +114,20 @@ def draw_review_sample(
 
 
 def sample_work(
-    path: Path, rubric: str, judge_model: str | None, size: int, method: str, seed: int
-) -> Callable[[Callable[[Any], None], threading.Event], DrawnSample]:
+    project: background.ProjectFile,
+    rubric: str,
+    judge_model: str | None,
+    size: int,
+    method: str,
+    seed: int,
+) -> background.Work[DrawnSample]:
     """The window's background work that draws a sample, on its own connection."""
 
-    def work(progress: Callable[[Any], None], cancel: threading.Event) -> DrawnSample:
-        from desktop.adapters.store import open_project
+    def write(
+        store: ProjectStore, progress: background.Progress, cancel: threading.Event
+    ) -> DrawnSample:
+        return draw_review_sample(
+            store, rubric, size, judge_model=judge_model, method=method, seed=seed
+        )
 
-        with open_project(path) as store:
-            return draw_review_sample(
-                store, rubric, size, judge_model=judge_model, method=method, seed=seed
-            )
-
-    return work
+    return background.writing(project, write)

@@ -1,52 +1,37 @@
 """A reviewer's session on one project: the chosen rubric, whose verdicts are shown (any
 judge with answers: an imported annotator, a command-line run, a profile), which profile
-Ctrl+J asks, the current pair, verdict edits and background work. Plain Python, so the
-window stays a thin layer."""
+Ctrl+J asks, the current pair and the verdict edits. Plain Python, so the window stays a
+thin layer; what the window computes off the GUI thread is written beside the part that
+shows it (services/background.py)."""
 
 from __future__ import annotations
 
 import contextlib
-import threading
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from pathlib import Path
-from typing import Any
 
 from desktop.adapters.profiles_file import get_profile, load_profiles, profiles_path
 from desktop.adapters.store import open_project, pair_filters
-from desktop.adapters.store.judge_seen import Seen
-from desktop.adapters.store.pair_reader import Ordering, PairQuery, read_pair
+from desktop.adapters.store.pair_reader import Ordering
 from desktop.adapters.store.pair_steps import holds_trajectories
-from desktop.adapters.store.pairs import (
-    count_pairs,
-    find_pair,
-    get_pair,
-    pairs_if_readable,
-    row_number,
-)
+from desktop.adapters.store.pairs import count_pairs, get_pair, pairs_if_readable
+from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import rubric_names
-from desktop.domain.errors import ProjectError, TiebreakError
-from desktop.domain.judge_quality import QualityFigures
+from desktop.domain.errors import TiebreakError
 from desktop.domain.pair_turns import pair_turns
-from desktop.domain.pair_view import PairView
 from desktop.domain.pairs import Pair
-from desktop.domain.profiles import ModelProfile, local_profile
+from desktop.domain.profiles import ModelProfile
 from desktop.domain.trajectory import TRAJECTORY_RUBRIC
 from desktop.domain.verdicts import Verdict
 from desktop.services import judges, pair_list, pair_verdicts
 from desktop.services.app_settings import AppSettings
+from desktop.services.background import ProjectFile
 from desktop.services.blind_review import BlindReview
+from desktop.services.kept_choices import KeptChoices
 from desktop.services.overrides import default_reviewer
 from desktop.services.project_rubrics import dimensions_for, rubric_choices
 from desktop.services.review_edits import ReviewEdits
 
-Work = Callable[[Callable[[Any], None], threading.Event], Any]
-
-DEMO_MODEL = local_profile().model  # the built-in judge, SmolLM2-135M
-DEMO_NOTE = (
-    "SmolLM2-135M is a demo judge: it answers mostly by position, so its verdicts are"
-    " noise, not labels. Judge with a real model: Settings → GGUF file, or `tiebreak"
-    " models` for the models already on this machine."
-)
 DEFAULT_RUBRIC = "just-eval"  # constrained JSON: every verdict parses, even from the local model
 #: The default of a project of agent trajectories: its prompt shows each run step by step.
 _JUDGE_SETTING = "judge:"  # + a rubric's name: the project's setting of the judge shown on it
@@ -57,11 +42,12 @@ class ReviewSession:
         self.path = path
         self.settings = settings
         self.store = open_project(path)
+        self.project = ProjectFile(path, self.store)  # as background work opens it
         # A verdict reaches the file itself before the window shows it saved (a checkpoint,
         # about a millisecond): a move to another file system, which copies the file alone,
         # keeps it. (A copy after each pause lost a verdict given a second before the move.)
         self.current: Pair | None = None
-        self._unsaved: dict[str, str] = {}  # choices (settings) made, not yet written
+        self.kept = KeptChoices(self.store)  # the rubric and judges chosen, for next time
         self.blind = BlindReview()  # what this window has shown of the judge
         self.edits = ReviewEdits(self)  # the reviewer's edits, each undoable exactly
         self.profile: ModelProfile = (
@@ -70,20 +56,16 @@ class ReviewSession:
             else get_profile("local")
         )
         saved = self.store.get_setting("rubric")
-        self.rubric_name = saved if saved in self.rubric_choices() else self._default_rubric()
+        self.rubric_name = saved if saved in rubric_choices(self.store) else _default(self.store)
         self.dimensions = dimensions_for(self.store, self.rubric_name)
-        self.shown_judge = self._remembered_judge()
+        self.shown_judge = _remembered_judge(self.store, self.rubric_name, self.kept)
 
     @classmethod
     def open(cls, path: Path, settings: AppSettings) -> ReviewSession:
         return cls(path, settings)
 
-    @staticmethod
-    def create(path: Path) -> None:
-        open_project(path, create=True).close()
-
     def close(self) -> None:
-        self.save_choices()
+        self.kept.write()
         with contextlib.suppress(TiebreakError):  # a locked or lost file must not block closing
             self.blind.save(self.store)
         self.store.close()
@@ -96,21 +78,7 @@ class ReviewSession:
         error = self.store.verify()
         return None if error is None else str(error)
 
-    def _still_held(self) -> None:
-        """Background work opens the project by its path: not once that names another file."""
-        if self.store.lost is not None:
-            raise ProjectError(str(self.store.lost))
-
     # ---- choices ----------------------------------------------------------------------
-    def rubric_choices(self) -> list[str]:
-        return rubric_choices(self.store)
-
-    def _default_rubric(self) -> str:
-        used = rubric_names(self.store)
-        if used:
-            return used[0]
-        return TRAJECTORY_RUBRIC if holds_trajectories(self.store.conn) else DEFAULT_RUBRIC
-
     def profile_choices(self) -> list[str]:
         return list(load_profiles())
 
@@ -130,25 +98,8 @@ class ReviewSession:
     def choose_rubric(self, name: str) -> None:
         self.dimensions = dimensions_for(self.store, name)
         self.rubric_name = name
-        self._choose("rubric", name)
-        self.shown_judge = self._remembered_judge()
-
-    def found_models_work(self) -> Work:
-        """The models on this machine that no profile serves yet (GGUF files in the usual
-        folders, running servers' models), found off the GUI thread for the "ask" list."""
-
-        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
-            from desktop.services.model_listing import find_models, not_yet_profiles
-
-            return not_yet_profiles(find_models().entries(), load_profiles().values())
-
-        return work
-
-    def add_found_profile(self, entry: Any) -> None:
-        """Make a profile of a model found on this machine, and ask it from now on."""
-        from desktop.services.model_listing import add_found
-
-        self.choose_profile(add_found(entry).name)
+        self.kept.keep("rubric", name)
+        self.shown_judge = _remembered_judge(self.store, name, self.kept)
 
     def choose_profile(self, name: str) -> None:
         """The profile Ctrl+J asks; whose verdicts are shown is chosen apart."""
@@ -157,7 +108,7 @@ class ReviewSession:
 
     def judge_names(self) -> list[judges.JudgeChoice]:
         """The rubric's judges, most recent answers first, not yet counted (index seeks:
-        quick enough while the window opens; ``judges_work`` counts them)."""
+        quick enough while the window opens; the judge picker counts them off the GUI thread)."""
         return judges.judge_names(self.store, self.rubric_name)
 
     def choose_judge(self, name: str | None) -> None:
@@ -165,38 +116,12 @@ class ReviewSession:
         rubric: another judge's answers arriving since must not take its place unseen."""
         self.shown_judge = name
         if name is not None:
-            self._choose(_JUDGE_SETTING + self.rubric_name, name)
-
-    def _choose(self, key: str, value: str) -> None:
-        """Remember a choice in the project: now if the file was already checked for damage,
-        else once the check (``check_work``, off the GUI thread) is done, or at close. A
-        choice must not make a switch wait for a check of the whole file."""
-        self._unsaved[key] = value
-        if self.store.known_sound():
-            self.save_choices()
-
-    def save_choices(self) -> None:
-        """Write the choices not yet written (best effort: a read-only or locked project
-        still shows them)."""
-        while self._unsaved:
-            key, value = self._unsaved.popitem()
-            with contextlib.suppress(TiebreakError):
-                self.store.set_setting(key, value)
+            self.kept.keep(_JUDGE_SETTING + self.rubric_name, name)
 
     def checked(self, _result: object = None) -> None:
-        """``check_work`` is done: what waited for it is written now."""
-        if self.store.known_sound():
-            self.save_choices()
-
-    def _remembered_judge(self) -> str | None:
-        """The judge last chosen on this rubric, while it has answers; else the one with the
-        most recent answers."""
-        names = [choice.judge for choice in self.judge_names()]
-        key = _JUDGE_SETTING + self.rubric_name
-        chosen = self._unsaved.get(key) or self.store.get_setting(key)
-        if chosen in names:
-            return chosen
-        return names[0] if names else None
+        """The check for damage is done (off the GUI thread): the choices that waited for
+        it are written now."""
+        self.kept.checked()
 
     @property
     def judge_model(self) -> str:
@@ -241,9 +166,6 @@ class ReviewSession:
         steps, tool calls and tool errors, and offers their filters (one seek)."""
         return holds_trajectories(self.store.conn)
 
-    def list_row(self, pair_id: int) -> pair_list.ListRow:
-        return self.list_rows_for([pair_id])[0]
-
     def list_rows_for(self, pair_ids: Collection[int]) -> list[pair_list.ListRow]:
         """The list rows of these pairs, in id order, in one query per 500."""
         ordered = sorted(pair_ids)
@@ -252,13 +174,6 @@ class ReviewSession:
             chunk = ordered[start : start + 500]
             rows += self.rows(limit=len(chunk), ids=chunk)
         return rows
-
-    def find_pair_id(self, ref: str) -> int:
-        """The pair a person names: its id, else ``#N`` or ``N`` (the list's #); raises
-        TiebreakError for none."""
-        pair_id = find_pair(self.store, ref).id
-        assert pair_id is not None  # read from the project
-        return pair_id
 
     def load_pair(self, pair_id: int) -> Pair | None:
         self.current = get_pair(self.store, pair_id)
@@ -284,73 +199,6 @@ class ReviewSession:
             self.dimensions,
             self.reviewer(),
         )
-
-    def judge_summary(self, views: pair_verdicts.PairVerdicts | None) -> str:
-        if views is None or not views.judge:
-            return (
-                f"judge: {self.judge_model} — not judged yet"
-                f" (Ctrl+J asks {self.profile.name}: {self.profile.model})"
-            )
-        parts = []
-        several = len({d.judge for d in views.judge}) > 1  # a jury: each juror's answers
-        for detail in views.judge:
-            text = f"{detail.judge} {detail.order}" if several else detail.order
-            text += f": {detail.status}"
-            if detail.latency_ms:
-                text += f", {detail.latency_ms / 1000:.1f} s"
-            if detail.error:
-                text += f" — {detail.error}"
-            parts.append(text)
-        return f"judge: {self.judge_model} — " + "; ".join(parts)
-
-    def judge_note(self) -> str:
-        """What a reviewer must know about the judge whose verdicts are shown: that the
-        built-in model is a demo, and that a judge found order-inconsistent is asked in
-        both orders. Empty when there is nothing to say."""
-        notes = []
-        judge = self.judge_model
-        if judge == DEMO_MODEL:
-            notes.append(DEMO_NOTE)
-        profile = self.profile
-        if profile.swap and judge == profile.model:
-            figures = QualityFigures.from_dict(profile.quality)
-            kept = f" (kept on {figures.kept} of {figures.pairs} demo pairs)" if figures else ""
-            notes.append(
-                f"{profile.name} is asked in both orders: its test found its verdicts flip"
-                f" when A and B swap{kept}; a flip shows as ~ and in the swap column."
-            )
-        return "\n".join(notes)
-
-    def counts(self) -> tuple[int, int, int]:
-        return pair_list.counts(self.store, self.rubric_name, self.judge_model)
-
-    def my_verdict(self, dimension: str) -> Verdict | None:
-        """This reviewer's current verdict: another reviewer's is never taken for it."""
-        if self.current is None or self.current.id is None:
-            return None
-        query = PairQuery(self.rubric_name, columns=("id",))
-        record = read_pair(self.store, query, self.current.id)
-        if record is None:
-            return None
-        return PairView(record, reviewer=self.reviewer()).my_verdicts().get(dimension)
-
-    def prompt_text(self) -> str:
-        if self.current is None:
-            return ""
-        from desktop.domain.chat_formats import format_prompt
-        from desktop.domain.render import render  # Jinja2 loads only when a prompt is shown
-        from desktop.services.project_rubrics import find_rubric
-
-        rubric = find_rubric(self.store, self.rubric_name)
-        messages = render(rubric, self.current)
-        if self.profile.api_mode == "completions":
-            return format_prompt(messages, self.profile.chat_format)
-        return "\n\n".join(f"=== {m['role']} ===\n{m['content']}" for m in messages)
-
-    def export_columns(self) -> tuple[str, ...]:
-        from desktop.services.exporting import export_columns
-
-        return export_columns(self.dimensions)
 
     # ---- writing ----------------------------------------------------------------------
     def reviewer(self) -> str:
@@ -382,199 +230,24 @@ class ReviewSession:
             pair, judge = self.current.id, self.judge_model
             self.blind.reveal(pair, self.rubric_name, self.reviewer(), judge, self.dimensions)
 
-    def save_seen_work(self) -> tuple[list[Seen], Work] | None:
-        """What the window showed of the judge and has not written yet, and the work that
-        writes it off the GUI thread (BlindReview.save_work)."""
-        return self.blind.save_work(self.store, self._still_held)
-
-    def saved_position(self) -> int | None:
-        value = self.store.get_setting("position")
-        return row_number(value) if value else None  # the file's text: any digits at all
-
-    def save_position(self) -> None:
-        if self.current is not None and self.current.id is not None:
-            with contextlib.suppress(TiebreakError):  # a locked file must not block closing
-                self.store.set_setting("position", str(self.current.id))
-
-    # ---- background work (each opens its own connection) -------------------------------
-    def judge_work(self, pair_ids: list[int] | None, *, swap: bool) -> Work:
-        path, rubric_name, profile = self.path, self.rubric_name, self.profile
-
-        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
-            from desktop.services.judging import JobOptions
-            from desktop.services.judging.setup import judge_job
-
-            self._still_held()
-            with open_project(path) as store:
-                options = JobOptions(swap=swap, pair_ids=pair_ids)
-                job = judge_job(store, rubric_name, profile, options)
-                return job.run(progress=lambda state: progress(_copy(state)), cancel=cancel)
-
-        return work
-
     def pair_total(self) -> int:
         """Pairs in the project (one index count: milliseconds on 100,000 pairs)."""
         return count_pairs(self.store)
 
-    def size_work(self, request: Any, options: Any) -> Work:
-        """What a judge run of ``request`` (a ``PanelRequest``) would send and cost, counted
-        on a read-only connection, no server started (``judging.run_size``)."""
-        rubric = self.rubric_name
 
-        def size(store: Any) -> Any:
-            from desktop.services.judging.run_size import run_size
-
-            return run_size(store, rubric, request, options)
-
-        return self._read_work(size)
-
-    def stats_work(self) -> Work:
-        rubric, model = self.rubric_name, self.judge_model
-
-        def stats(store: Any) -> Any:
-            from desktop.services.stats import rubric_stats
-
-            return rubric_stats(store, rubric, model)
-
-        return self._read_work(stats)
-
-    def selection_work(self, against: str, dimension: str | None) -> Work:
-        """The Judges dock's table: every judge and jury of the rubric on screen scored on
-        ``dimension`` against ``against`` (``services.judge_selection``, as `tiebreak
-        judges --against` prints it, with the profiles' prices)."""
-        rubric = self.rubric_name
-
-        def selection(store: Any) -> Any:
-            from desktop.services.judge_selection import judge_selection
-
-            profiles = load_profiles().values()
-            return judge_selection(
-                store, rubric, dimension=dimension, against=against, profiles=profiles
-            )
-
-        return self._read_work(selection)
-
-    def figures_work(self, width: float, dimension: str | None = None) -> Work:
-        """The Figures dock's charts of the rubric and judge on screen, ``width`` ems of
-        their text wide, ``dimension``'s drawn: computed in a process of their own, and
-        kept while the project is unchanged (``services.kept_figures``)."""
-        rubric, model, path = self.rubric_name, self.judge_model, self.path
-
-        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
-            from desktop.services.figure_sources import DEFAULT_ALPHA
-            from desktop.services.kept_figures import kept_figures
-
-            self._still_held()
-            return kept_figures().figures(
-                path,
-                rubric,
-                model,
-                alpha=DEFAULT_ALPHA,
-                width=width,
-                cancel=cancel,
-                dimension=dimension,
-            )
-
-        return work
-
-    def leaderboard_work(self, lc_files: str = "") -> Work:
-        """The Generators dock's table: `stats --by model` for the rubric and judge on
-        screen, with AlpacaEval 2.0's length-controlled win rate: the leaderboard's variant
-        where ``lc_files`` names the folder of AlpacaEval's df_gamed.csv, else minimal."""
-        rubric, model = self.rubric_name, self.judge_model
-
-        def board(store: Any) -> Any:
-            from desktop.domain.length_control import MINIMAL, V1, read_gamed
-            from desktop.services.leaderboard import leaderboard
-
-            gamed = read_gamed(Path(lc_files)) if lc_files else None
-            return leaderboard(store, rubric, model, lc=V1 if gamed else MINIMAL, gamed=gamed)
-
-        return self._read_work(board)
-
-    def queue_work(self) -> Work:
-        # The judge shown, if any has answered: a rubric nobody judged yet still has a
-        # queue (disputes, then the pairs to review), not an error about a judge.
-        rubric, model = self.rubric_name, self.shown_judge or None
-
-        def queue(store: Any) -> Any:
-            from desktop.services.review_queue import review_queue
-
-            return review_queue(store, rubric, model)
-
-        return self._read_work(queue)
-
-    def judges_work(self) -> Work:
-        """The rubric's judges with the pairs each answered, counted off the GUI thread."""
-        rubric = self.rubric_name
-        return self._read_work(lambda store: judges.judge_choices(store, rubric))
-
-    def counts_work(self) -> Work:
-        """(pairs, judged, reviewed), counted off the GUI thread: a 100,000-pair project
-        takes tens of milliseconds."""
-        rubric, model = self.rubric_name, self.judge_model
-        return self._read_work(lambda store: pair_list.counts(store, rubric, model))
-
-    def check_work(self) -> Work:
-        """The check for damage that a first write would otherwise make on the GUI thread
-        (about 0.4 s on 100,000 pairs): done once, off it, while the project is open."""
-        return self._read_work(lambda store: store.ensure_sound())
-
-    def _read_work(self, read: Callable[[Any], Any]) -> Work:
-        """Work that reads the project on its own read-only connection."""
-        path = self.path
-
-        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
-            self._still_held()
-            with open_project(path, readonly=True) as store:
-                return read(store)
-
-        return work
-
-    def import_work(self, source: Path) -> Work:
-        path = self.path
-
-        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
-            from desktop.services.importing import import_file
-
-            self._still_held()
-            with open_project(path) as store:
-                return import_file(store, source, progress=progress)
-
-        return work
-
-    def import_runs_work(self, log_a: Path, log_b: Path) -> Work:
-        """Two Inspect AI logs of one task as pairs (``inspect_import.import_runs``)."""
-        path = self.path
-
-        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
-            from desktop.services.inspect_import import import_runs
-
-            self._still_held()
-            with open_project(path) as store:
-                return import_runs(store, log_a, log_b, progress=progress)
-
-        return work
-
-    def export_work(self, out: Path) -> Work:
-        """Export what the window shows: this rubric, and the verdicts of the judge shown."""
-        path, rubric, judge = self.path, self.rubric_name, self.shown_judge
-
-        def work(progress: Callable[[Any], None], cancel: threading.Event) -> Any:
-            from desktop.services.exporting import export_project, format_for
-
-            fmt = format_for(out)
-            self._still_held()
-            with open_project(path, readonly=True) as store:
-                return export_project(
-                    store, out, rubric=rubric, fmt=fmt, judge_model=judge, progress=progress
-                )
-
-        return work
+def _default(store: ProjectStore) -> str:
+    """The rubric a project opens on before one is chosen: the first it has answers for."""
+    used = rubric_names(store)
+    if used:
+        return used[0]
+    return TRAJECTORY_RUBRIC if holds_trajectories(store.conn) else DEFAULT_RUBRIC
 
 
-def _copy(state: Any) -> Any:
-    """A snapshot of the job's progress, safe to hand to another thread."""
-    from dataclasses import replace
-
-    return replace(state)
+def _remembered_judge(store: ProjectStore, rubric: str, kept: KeptChoices) -> str | None:
+    """The judge last chosen on ``rubric``, while it has answers; else the one with the
+    most recent answers."""
+    names = [choice.judge for choice in judges.judge_names(store, rubric)]
+    chosen = kept.get(_JUDGE_SETTING + rubric)
+    if chosen in names:
+        return chosen
+    return names[0] if names else None

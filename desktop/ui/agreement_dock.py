@@ -9,6 +9,7 @@ from PySide6.QtCore import QByteArray, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget
 
+from desktop.services import background
 from desktop.services.changes import Change
 from desktop.ui import dialogs
 from desktop.ui.context import WindowContext
@@ -16,6 +17,7 @@ from desktop.ui.shortcuts import Shortcuts
 from desktop.ui.workers import Refresher
 
 if TYPE_CHECKING:
+    from desktop.services.background import ProjectStore
     from desktop.services.stats import Stats
     from desktop.ui.stats_panel import StatsPanel
 
@@ -33,9 +35,7 @@ class AgreementDock(QObject):
         self.panel: StatsPanel | None = None
         self.edit_timer = QTimer(self, singleShot=True, interval=600)
         self.edit_timer.timeout.connect(self.refresh)
-        self._stats = Refresher(
-            context.runner, lambda: context.session.stats_work(), self._show, self._failed
-        )
+        self._stats = Refresher(context.runner, self._work, self._show, self._failed)
         context.changed.connect(self._changed)
 
     def bind(self, shortcuts: Shortcuts) -> None:
@@ -46,6 +46,17 @@ class AgreementDock(QObject):
 
     def show(self, shown: bool) -> None:
         self._dock().setVisible(shown)
+
+    def _work(self) -> background.Work[Stats]:
+        session = self.context.session
+        rubric, model = session.rubric_name, session.judge_model
+
+        def stats(store: ProjectStore) -> Stats:
+            from desktop.services.stats import rubric_stats  # not at start-up
+
+            return rubric_stats(store, rubric, model)
+
+        return background.reading(session.project, stats)
 
     def refresh(self) -> None:
         """Compute the figures again now (their last request wins)."""

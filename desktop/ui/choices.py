@@ -6,14 +6,17 @@ verdict panel, the counts and the docks each follow."""
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QMenuBar, QWidget
 
 from desktop.domain.errors import TiebreakError
 from desktop.domain.shown_text import shown
+from desktop.services import background
 from desktop.services.app_settings import save_settings
 from desktop.services.changes import Change
+from desktop.services.project_rubrics import rubric_choices
 from desktop.ui.context import WindowContext
 from desktop.ui.file_watch import FileWatch
 from desktop.ui.picker_box import PickerBox
@@ -26,6 +29,17 @@ if TYPE_CHECKING:
     from desktop.services.model_listing import FoundFile, FoundServerModel
 
 NO_JUDGE = "none yet"
+
+
+def _found_models(
+    progress: background.Progress, cancel: threading.Event
+) -> list[FoundFile | FoundServerModel]:
+    """The models on this machine that no profile serves yet (GGUF files in the usual
+    folders, running servers' models), found off the GUI thread for the "ask" list."""
+    from desktop.services.model_listing import find_models, not_yet_profiles
+    from desktop.services.profiles import load_profiles
+
+    return not_yet_profiles(find_models().entries(), load_profiles().values())
 
 
 class Choices(QWidget):
@@ -58,13 +72,13 @@ class Choices(QWidget):
         self.profiles_watch.changed.connect(self._profiles_changed)
         self._found = Refresher(
             context.runner,
-            lambda: context.session.found_models_work(),
+            lambda: _found_models,
             self._offer_found,
             lambda message: None,  # nothing found is nothing to offer
         )
         self._judges = Refresher(
             context.runner,
-            lambda: context.session.judges_work(),
+            self._judges_work,
             self._fill_judges,
             lambda message: context.say(f"judges could not be counted: {message}", 6000),
             key=lambda: (context.session, context.session.rubric_name),
@@ -88,7 +102,7 @@ class Choices(QWidget):
         session = self.context.session
         self.rubric_box.blockSignals(True)
         self.rubric_box.clear()
-        self.rubric_box.addItems(session.rubric_choices())
+        self.rubric_box.addItems(rubric_choices(session.store))
         self.rubric_box.setCurrentText(session.rubric_name)
         self.rubric_box.blockSignals(False)
         self._fill_profiles(self.found_models)
@@ -143,6 +157,14 @@ class Choices(QWidget):
         self._fill_profiles(found)
 
     # ---- the judge whose verdicts are shown ----------------------------------------------
+    def _judges_work(self) -> background.Work[list[JudgeChoice]]:
+        """The rubric's judges with the pairs each answered, counted off the GUI thread."""
+        from desktop.services.judges import judge_choices
+
+        session = self.context.session
+        rubric = session.rubric_name
+        return background.reading(session.project, lambda store: judge_choices(store, rubric))
+
     def _fill_judges(self, choices: list[JudgeChoice]) -> None:
         """The picker's entries, the shown judge selected; a judge that has no answer yet
         (a job just started) is listed too."""
@@ -219,7 +241,9 @@ class Choices(QWidget):
             if isinstance(chosen, str):
                 session.choose_profile(chosen)
             else:  # a model found on this machine: a profile from now on
-                session.add_found_profile(chosen)
+                from desktop.services.model_listing import add_found
+
+                session.choose_profile(add_found(chosen).name)
                 self._fill_profiles([e for e in self.found_models if e is not chosen])
                 self.context.say(f"new profile {session.profile.name}: Ctrl+J asks it", 6000)
         except TiebreakError as exc:

@@ -11,6 +11,7 @@ font size (Ctrl+plus) draws the charts again, from the figures already computed.
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
@@ -26,12 +27,13 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.domain.shown_text import shown
+from desktop.services import background
 from desktop.services.changes import Change
 from desktop.services.charts import TEXT
 from desktop.ui.context import WindowContext
 from desktop.ui.plain_text import PlainLabel
 from desktop.ui.shortcuts import Shortcuts
-from desktop.ui.workers import Refresher, Work
+from desktop.ui.workers import Refresher
 
 if TYPE_CHECKING:
     from desktop.services.figure_charts import WindowFigures
@@ -141,7 +143,7 @@ class FiguresDock(QObject):
         self.resize_timer.timeout.connect(self._redraw)
         self._figures = Refresher(
             context.runner,
-            lambda: context.session.figures_work(self._width(), self._dimension()),
+            self._work,
             self._show,
             self._failed,
             key=lambda: (context.session.path, context.session.rubric_name, self._judge()),
@@ -175,13 +177,38 @@ class FiguresDock(QObject):
         if abs(width - panel.figures.width) >= 0.5 or abs(scale - panel.scale) > 1e-6:
             self._drawn.request()
 
-    def _redraw_work(self) -> Work:
+    def _work(self) -> background.Work[WindowFigures]:
+        """The charts of the rubric and judge on screen, as wide as the column, the
+        dimension chosen drawn: computed in a process of their own, and kept while the
+        project is unchanged (``services.kept_figures``)."""
+        session = self.context.session
+        project, rubric, model = session.project, session.rubric_name, session.judge_model
+        width, dimension = self._width(), self._dimension()
+
+        def work(progress: background.Progress, cancel: threading.Event) -> WindowFigures:
+            from desktop.services.figure_sources import DEFAULT_ALPHA
+            from desktop.services.kept_figures import kept_figures
+
+            project.check()
+            return kept_figures().figures(
+                project.path,
+                rubric,
+                model,
+                alpha=DEFAULT_ALPHA,
+                width=width,
+                cancel=cancel,
+                dimension=dimension,
+            )
+
+        return work
+
+    def _redraw_work(self) -> background.Work[WindowFigures | None]:
         """The figures shown at the column's width (drawn again where it changed) with the
         dimension chosen drawn."""
         figures, width = self.panel.figures if self.panel is not None else None, self._width()
         dimension = self._dimension()
 
-        def work(progress: object, cancel: object) -> WindowFigures | None:
+        def work(progress: background.Progress, cancel: threading.Event) -> WindowFigures | None:
             from desktop.services.kept_figures import kept_figures
 
             return kept_figures().drawn(figures, width, dimension) if figures else None

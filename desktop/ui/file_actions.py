@@ -3,24 +3,70 @@ file on the window), export, settings, quit."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QUrl, Signal
 
 from desktop.domain.errors import TiebreakError
+from desktop.services import background
 from desktop.services.changes import Change
+from desktop.services.projects import open_project
 from desktop.services.session import ReviewSession
 from desktop.ui import dialogs
 from desktop.ui.context import WindowContext
 from desktop.ui.shortcuts import Shortcuts
 
 if TYPE_CHECKING:
+    from desktop.services.background import ProjectStore
     from desktop.services.exporting import ExportReport
     from desktop.services.importing import ImportReport
     from desktop.services.inspect_import import RunsReport
 
 PROJECT_SUFFIXES = (".tiebreak", ".db", ".sqlite")
+
+
+def _import_work(session: ReviewSession, source: Path) -> background.Work[ImportReport]:
+    def write(
+        store: ProjectStore, progress: background.Progress, cancel: threading.Event
+    ) -> ImportReport:
+        from desktop.services.importing import import_file
+
+        return import_file(store, source, progress=progress)
+
+    return background.writing(session.project, write)
+
+
+def _import_runs_work(
+    session: ReviewSession, log_a: Path, log_b: Path
+) -> background.Work[RunsReport]:
+    """Two Inspect AI logs of one task as pairs (``inspect_import.import_runs``)."""
+
+    def write(
+        store: ProjectStore, progress: background.Progress, cancel: threading.Event
+    ) -> RunsReport:
+        from desktop.services.inspect_import import import_runs
+
+        return import_runs(store, log_a, log_b, progress=progress)
+
+    return background.writing(session.project, write)
+
+
+def export_work(session: ReviewSession, out: Path) -> background.Work[ExportReport]:
+    """Export what the window shows: this rubric, and the verdicts of the judge shown."""
+    project, rubric, judge = session.project, session.rubric_name, session.shown_judge
+
+    def work(progress: background.Progress, cancel: threading.Event) -> ExportReport:
+        from desktop.services.exporting import export_project, format_for
+
+        fmt = format_for(out)
+        with project.open(readonly=True) as store:
+            return export_project(
+                store, out, rubric=rubric, fmt=fmt, judge_model=judge, progress=progress
+            )
+
+    return work
 
 
 class FileActions(QObject):
@@ -60,7 +106,7 @@ class FileActions(QObject):
         if path:
             target = path if path.suffix == ".tiebreak" else Path(f"{path}.tiebreak")
             try:
-                ReviewSession.create(target)
+                open_project(target, create=True).close()
             except TiebreakError as exc:
                 self.context.error(str(exc))
                 return
@@ -86,7 +132,7 @@ class FileActions(QObject):
                 return
         self.context.say(f"importing {path.name}…")
         self.context.runner.start(
-            self.context.session.import_work(path),
+            _import_work(self.context.session, path),
             on_done=self._imported,
             on_error=self.context.error,
         )
@@ -117,7 +163,7 @@ class FileActions(QObject):
         log_a, log_b = logs
         self.context.say(f"importing {log_a.name} and {log_b.name}…")
         self.context.runner.start(
-            self.context.session.import_runs_work(log_a, log_b),
+            _import_runs_work(self.context.session, log_a, log_b),
             on_done=self._imported_runs,
             on_error=self.context.error,
         )
@@ -129,7 +175,10 @@ class FileActions(QObject):
     def export_file(self) -> None:
         session = self.context.session
         default = session.path.with_suffix(".csv")
-        path = dialogs.confirm_export(self.context.window, session.export_columns(), default)
+        from desktop.services.exporting import export_columns
+
+        columns = export_columns(session.dimensions)
+        path = dialogs.confirm_export(self.context.window, columns, default)
         if path is None:
             return
 
@@ -137,7 +186,7 @@ class FileActions(QObject):
             self.context.say(f"exported {report.rows:,} rows to {path}{report.guard_note}", 8000)
 
         self.context.runner.start(
-            session.export_work(path), on_done=done, on_error=self.context.error
+            export_work(session, path), on_done=done, on_error=self.context.error
         )
 
     def open_settings(self) -> None:

@@ -7,18 +7,21 @@ judge chosen and, once edits pause, the reviewers' verdicts."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget
 
+from desktop.services import background
 from desktop.services.changes import Change
 from desktop.ui.context import WindowContext
 from desktop.ui.shortcuts import Shortcuts
-from desktop.ui.workers import Refresher, Work
+from desktop.ui.workers import Refresher
 
 if TYPE_CHECKING:
+    from desktop.services.background import ProjectStore
     from desktop.services.leaderboard import Leaderboard
     from desktop.ui.generators_panel import GeneratorsPanel
 
@@ -60,8 +63,21 @@ class GeneratorsDock(QObject):
     def _lc_files(self) -> str:
         return self.context.settings.lc_files
 
-    def _work(self) -> Work:
-        return self.context.session.leaderboard_work(self._lc_files())
+    def _work(self) -> background.Work[Leaderboard]:
+        """`stats --by model` for the rubric and judge on screen, with AlpacaEval 2.0's
+        length-controlled win rate: the leaderboard's variant where ``lc_files`` names the
+        folder of AlpacaEval's df_gamed.csv, else minimal."""
+        session, lc_files = self.context.session, self._lc_files()
+        rubric, model = session.rubric_name, session.judge_model
+
+        def board(store: ProjectStore) -> Leaderboard:
+            from desktop.domain.length_control import MINIMAL, V1, read_gamed
+            from desktop.services.leaderboard import leaderboard
+
+            gamed = read_gamed(Path(lc_files)) if lc_files else None
+            return leaderboard(store, rubric, model, lc=V1 if gamed else MINIMAL, gamed=gamed)
+
+        return background.reading(session.project, board)
 
     def _changed(self, change: Change) -> None:
         """Another rubric, judge or project: its table now. Verdicts written, a job ended

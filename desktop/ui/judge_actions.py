@@ -7,13 +7,13 @@ no server either, until the reviewer says yes."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QProgressBar, QPushButton, QStatusBar
 
+from desktop.services import background
 from desktop.services.changes import Change
 from desktop.services.gc_freeze import load_for_good
 from desktop.ui.choices import Choices
@@ -25,14 +25,29 @@ from desktop.ui.workers import Task
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QMessageBox
 
+    from desktop.services.background import ProjectStore
     from desktop.services.judging import JobOptions, JobProgress, JobSummary
     from desktop.services.judging.panel import PanelRequest
     from desktop.services.judging.run_size import RunSize
+    from desktop.services.session import ReviewSession
     from desktop.ui.jury_dialog import JuryChoice, JuryDialog
 
-Work = Callable[[Callable[[Any], None], threading.Event], Any]
-
 JUDGE_ENGINE = ("desktop.services.connection", "desktop.services.judging")  # openai and all
+
+
+def _size_work(
+    session: ReviewSession, request: PanelRequest, options: JobOptions
+) -> background.Work[RunSize]:
+    """What a judge run of ``request`` would send and cost, counted on a read-only
+    connection, no server started (``judging.run_size``)."""
+    rubric = session.rubric_name
+
+    def size(store: ProjectStore) -> RunSize:
+        from desktop.services.judging.run_size import run_size
+
+        return run_size(store, rubric, request, options)
+
+    return background.reading(session.project, size)
 
 
 class JudgeActions(QObject):
@@ -100,19 +115,20 @@ class JudgeActions(QObject):
         """Judge ``pair_ids`` (None: every pair not yet judged) with the profile chosen."""
         from desktop.services.judging import JobOptions
         from desktop.services.judging.panel import PanelRequest
+        from desktop.services.judging.setup import judge_work
 
         if self._busy():
             return
         session = self.context.session
         swap = self.swap.isChecked()
-        profile = session.profile
+        profile, options = session.profile, JobOptions(swap=swap, pair_ids=pair_ids)
+        work = judge_work(session.project, session.rubric_name, profile, options)
 
         def start() -> None:
             self.choices.show_judge(profile.model)  # what is asked for shows as it arrives
-            self._start(session.judge_work(pair_ids, swap=swap), [profile.model])
+            self._start(work, [profile.model])
 
-        request = PanelRequest((profile,))
-        self._ask_first(request, JobOptions(swap=swap, pair_ids=pair_ids), start)
+        self._ask_first(PanelRequest((profile,)), options, start)
 
     def _ask_first(
         self, request: PanelRequest, options: JobOptions, start: Callable[[], None]
@@ -136,7 +152,7 @@ class JudgeActions(QObject):
         self.progress.show()
         self.cancel_button.show()
         self.sizing = self.context.runner.start(
-            session.size_work(request, options),
+            _size_work(session, request, options),
             on_done=lambda size: self._sized(size, threshold, start),
             on_error=self._size_failed,
         )
@@ -225,7 +241,7 @@ class JudgeActions(QObject):
             else profiles[0].model
         )
         jurors = [profile.model for profile in profiles]
-        work = panel_work(session.path, session.rubric_name, request, options)
+        work = panel_work(session.project, session.rubric_name, request, options)
 
         def start() -> None:
             self.choices.show_judge(shown)
@@ -233,7 +249,7 @@ class JudgeActions(QObject):
 
         self._ask_first(request, options, start)
 
-    def _start(self, work: Work, judges: Iterable[str]) -> None:
+    def _start(self, work: background.Work[JobSummary], judges: Iterable[str]) -> None:
         self._state = None
         self._changed = set()
         self._judges = tuple(judges)

@@ -12,12 +12,14 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget
 
+from desktop.services import background
 from desktop.services.changes import Change
 from desktop.ui.context import WindowContext
 from desktop.ui.shortcuts import Shortcuts
-from desktop.ui.workers import Refresher, Work
+from desktop.ui.workers import Refresher
 
 if TYPE_CHECKING:
+    from desktop.services.background import ProjectStore
     from desktop.services.judge_selection import Selection
     from desktop.ui.judges_panel import JudgesPanel
 
@@ -57,10 +59,24 @@ class JudgesDock(QObject):
         chosen = self.panel.chosen() if self.panel is not None else None
         return session.path, session.rubric_name, chosen
 
-    def _work(self) -> Work:
+    def _work(self) -> background.Work[Selection]:
+        """Every judge and jury of the rubric on screen scored on the dimension chosen
+        against the reviewers or the gold labels, with the profiles' prices (as `tiebreak
+        judges --against` prints it)."""
         assert self.panel is not None
         against, dimension = self.panel.chosen()
-        return self.context.session.selection_work(against, dimension)
+        rubric = self.context.session.rubric_name
+
+        def selection(store: ProjectStore) -> Selection:
+            from desktop.services.judge_selection import judge_selection
+            from desktop.services.profiles import load_profiles
+
+            profiles = load_profiles().values()
+            return judge_selection(
+                store, rubric, dimension=dimension, against=against, profiles=profiles
+            )
+
+        return background.reading(self.context.session.project, selection)
 
     def _changed(self, change: Change) -> None:
         """Another rubric or project: its dimensions and table now. Verdicts written, a

@@ -24,8 +24,10 @@ from PySide6.QtWidgets import QMainWindow, QSplitter
 
 from desktop.domain.errors import TiebreakError
 from desktop.domain.shown_text import shown
+from desktop.services import background
 from desktop.services.app_settings import AppSettings, save_settings
 from desktop.services.changes import Change
+from desktop.services.review_position import save_position
 from desktop.services.session import ReviewSession
 from desktop.ui import dialogs, docks
 from desktop.ui.agreement_dock import AgreementDock
@@ -154,7 +156,9 @@ class MainWindow(QMainWindow):
         self.after_first_paint(self.choices.refresh_judges)
         self.after_first_paint(
             lambda: self.context.runner.start(
-                session.check_work(), on_done=session.checked, on_error=self.context.error
+                background.reading(session.project, lambda store: store.ensure_sound()),
+                on_done=session.checked,
+                on_error=self.context.error,
             )
         )
 
@@ -237,7 +241,7 @@ class MainWindow(QMainWindow):
             if setting:
                 state.setValue(setting, dock.is_open())
         self.context.runner.shutdown()
-        self.session.save_position()
+        save_position(self.session.store, self.session.current)
         self.session.close()
         if sys.excepthook == self._unhandled:
             sys.excepthook = self._excepthook

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.domain.errors import TiebreakError
 from desktop.services.changes import ANY_PAIR, Change
 from desktop.services.pair_list import (
     FILTERS,
@@ -27,8 +26,10 @@ from desktop.services.pair_list import (
     ordering,
     search_uses_index,
 )
+from desktop.services.review_position import saved_position
 from desktop.ui.context import WindowContext
 from desktop.ui.enter_field import EnterField
+from desktop.ui.go_to_pair import GoToPair
 from desktop.ui.layout_queue import layout_queue
 from desktop.ui.pair_list import COLUMN_WIDTHS, HEADERS, PairListModel
 from desktop.ui.picker_box import PickerBox
@@ -54,12 +55,9 @@ class PairBrowser(QWidget):
         self.ahead_timer = QTimer(self, singleShot=True, interval=AHEAD_MS)
         self.ahead_timer.timeout.connect(self._read_ahead)
         self.search.escaped.connect(self.focus)
-        self.goto = EnterField()  # Ctrl+G: a pair by its # or its id
-        self.goto.setPlaceholderText("go to pair: # or id, then Enter (Escape: back)")
-        self.goto.setToolTip("Go to pair (Ctrl+G): its # in the list, or its id")
-        self.goto.returnPressed.connect(self._go_entered)
-        self.goto.escaped.connect(self._go_left)
-        self.goto.hide()
+        self.goto = GoToPair(context)  # Ctrl+G: a pair by its # or its id
+        self.goto.chosen.connect(self.go_to)
+        self.goto.left.connect(self.focus)
         self.filter = PickerBox()
         self.filter.addItems(FILTERS)
         self.filter.currentTextChanged.connect(lambda _: self.new_query())
@@ -118,7 +116,7 @@ class PairBrowser(QWidget):
         shortcuts.bind("next_unreviewed", self.next_unreviewed)
         shortcuts.bind("next_flagged", lambda: self._step_to(lambda r: r.flagged))
         shortcuts.bind("focus_search", self.focus_search)
-        shortcuts.bind("go_to_pair", self.ask_pair)
+        shortcuts.bind("go_to_pair", self.goto.ask)
 
     # ---- the list ----------------------------------------------------------------------
     def _changed(self, change: Change) -> None:
@@ -131,7 +129,7 @@ class PairBrowser(QWidget):
             self.setEnabled(True)
             self.show_steps()
             self.fill_filters()
-            self.reload(keep=session.saved_position())
+            self.reload(keep=saved_position(session.store))
             self.focus()  # the keys act on pairs from the start, not on the search box
         elif change.pairs_added:
             self.show_steps()
@@ -251,6 +249,15 @@ class PairBrowser(QWidget):
         self.reload(keep=pair_id)
         self.searchChanged.emit("")
 
+    def go_to(self, pair_id: int) -> None:
+        """Select ``pair_id`` where the list shows it, else in the whole list."""
+        row = self.model.index_of(pair_id)
+        if row is not None:
+            self._select(row)
+        else:
+            self.show_in_all(pair_id)
+            self.context.say(f"pair #{pair_id}: search and filters cleared to show it", 4000)
+
     def update_row(self, row: ListRow) -> None:
         """Show ``row``'s new status, if it is loaded."""
         self.model.replace_row(row)
@@ -282,37 +289,6 @@ class PairBrowser(QWidget):
         back on the list."""
         self.new_query()
         self.focus()
-
-    # ---- go to a pair ------------------------------------------------------------------
-    def ask_pair(self) -> None:
-        """Ctrl+G: the field for a pair's # or id, above the filters."""
-        self.goto.show()
-        self.goto.setFocus()
-        self.goto.selectAll()
-
-    def _go_left(self) -> None:
-        self.goto.hide()
-        self.focus()
-
-    def _go_entered(self) -> None:
-        """The pair named, selected in the list as it is, or in the whole list where the
-        search or a filter leaves it out; a name that is no pair's is said in one line."""
-        ref = self.goto.text().strip()
-        if not ref:
-            self._go_left()
-            return
-        try:
-            pair_id = self.context.session.find_pair_id(ref)
-        except TiebreakError:
-            self.context.say(f"go to pair: no pair is #{ref.lstrip('#')} or has the id {ref!r}")
-            return
-        self._go_left()
-        row = self.model.index_of(pair_id)
-        if row is not None:
-            self._select(row)
-        else:
-            self.show_in_all(pair_id)
-            self.context.say(f"pair #{pair_id}: search and filters cleared to show it", 4000)
 
     # ---- moving ------------------------------------------------------------------------
     def next_pair(self) -> None:

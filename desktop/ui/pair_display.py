@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QSplitter, QVBoxLayout
 
 from desktop.services.app_settings import save_settings
 from desktop.services.changes import Change
+from desktop.services.judge_shown import judge_note, judge_summary
 from desktop.ui.context import WindowContext
 from desktop.ui.pair_browser import PairBrowser
 from desktop.ui.pair_view import PairView
@@ -89,12 +90,14 @@ class PairDisplay(QSplitter):
             self.verdicts.set_dimensions(dimensions)
 
     def show_pair(self, pair_id: int | None) -> None:
-        """Show the pair ``pair_id`` (None: none), the focus on its first dimension."""
+        """Show the pair ``pair_id`` (None: none), the focus on its first dimension; then
+        say so, for whatever follows the pair on screen (a dock)."""
         session = self.context.session
         pair = session.load_pair(pair_id) if pair_id is not None else None
         self.pair_view.show_pair(pair)
         self.verdicts.focus_first()
         self.show_verdicts()
+        self.context.publish(Change(pair_shown=True))
 
     def show_verdicts(self) -> None:
         """The shown pair's verdicts, note and judge as the project has them now; its row
@@ -106,9 +109,10 @@ class PairDisplay(QSplitter):
         self.verdicts.show_views(views, hidden=hidden)
         self.reasoning.show_details(views.judge if views else [], bool(hidden))
         self.verdicts.show_note(next(iter(views.notes.values()), "") if views else "")
-        self.verdicts.judge_info.setText(session.judge_summary(views))
-        note = session.judge_note()
+        judge, profile = session.judge_model, session.profile
+        self.verdicts.judge_info.setText(judge_summary(views, judge, profile))
+        note = judge_note(judge, profile)
         self.verdicts.judge_note.setText(note)
         self.verdicts.judge_note.setVisible(bool(note))
         if session.current is not None:
-            self.pairs.update_row(session.list_row(session.current.id))
+            self.pairs.update_row(session.list_rows_for([session.current.id])[0])

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
+from desktop.services import background
 from desktop.services.changes import Change
 from desktop.ui.context import WindowContext
 from desktop.ui.pair_browser import PairBrowser
@@ -17,6 +18,7 @@ from desktop.ui.shortcuts import Shortcuts
 from desktop.ui.workers import Task
 
 if TYPE_CHECKING:
+    from desktop.services.background import ProjectStore
     from desktop.services.review_samples import DrawnSample
     from desktop.ui.sample_dialog import SampleDialog
 
@@ -27,7 +29,7 @@ class QueueActions(QObject):
         self.context = context
         self.pairs = pairs
         self._queue: list[int] | None = None  # pair ids still to visit; None: not computed
-        self._task: Task | None = None
+        self._task: Task[list[int]] | None = None
         self.dialog: SampleDialog | None = None
         context.changed.connect(self._changed)
 
@@ -53,7 +55,7 @@ class QueueActions(QObject):
 
         session = self.context.session
         work = sample_work(
-            session.path, session.rubric_name, session.judge_model, size, method, seed
+            session.project, session.rubric_name, session.judge_model, size, method, seed
         )
         self.context.say("drawing a sample…")
         self.context.runner.start(work, on_done=self._drawn, on_error=self._failed)
@@ -77,7 +79,7 @@ class QueueActions(QObject):
             if self._task is None:
                 self.context.say("ordering pairs by how much a look is worth…")
                 self._task = self.context.runner.start(
-                    self.context.session.queue_work(), on_done=self._ready, on_error=self._failed
+                    self._queue_work(), on_done=self._ready, on_error=self._failed
                 )
             return
         current = self.context.session.current
@@ -90,6 +92,19 @@ class QueueActions(QObject):
         target = self._queue.pop(0)
         self.pairs.show_in_all(target)
         self.context.say(f"review queue: {len(self._queue):,} more", 3000)
+
+    def _queue_work(self) -> background.Work[list[int]]:
+        # The judge shown, if any has answered: a rubric nobody judged yet still has a
+        # queue (disputes, then the pairs to review), not an error about a judge.
+        session = self.context.session
+        rubric, model = session.rubric_name, session.shown_judge or None
+
+        def queue(store: ProjectStore) -> list[int]:
+            from desktop.services.review_queue import review_queue
+
+            return review_queue(store, rubric, model)
+
+        return background.reading(session.project, queue)
 
     def _ready(self, ids: list[int]) -> None:
         self._task = None

@@ -20,7 +20,7 @@ class SeenKeeper(QObject):
     def __init__(self, context: WindowContext) -> None:
         super().__init__(context.window)
         self.context = context
-        self._task: Task | None = None
+        self._task: Task[None] | None = None
         self.timer = QTimer(self, interval=SAVE_EVERY_MS)
         self.timer.timeout.connect(self.save)
         self.timer.start()
@@ -30,7 +30,7 @@ class SeenKeeper(QObject):
         if self._task is not None or self.context.closed or self.context.runner.closed:
             return
         session = self.context.session
-        found = session.save_seen_work()
+        found = session.blind.save_work(session.project)
         if found is None:
             return
         rows, work = found

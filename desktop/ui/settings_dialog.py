@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt, QThreadPool
 from PySide6.QtWidgets import (
@@ -29,6 +27,7 @@ from PySide6.QtWidgets import (
 from desktop.domain.base_urls import split_password
 from desktop.domain.errors import TiebreakError
 from desktop.domain.profiles import ModelProfile, gguf_profile
+from desktop.services import background
 from desktop.services.app_settings import ASK_ABOVE, save_settings
 from desktop.services.profiles import (
     key_source,
@@ -247,7 +246,7 @@ class SettingsDialog(QDialog):
         self.test_button.setEnabled(False)
         self.test_result.setText("testing…")
 
-        def work(progress: Callable[[Any], None], cancel: threading.Event) -> str:
+        def work(progress: background.Progress, cancel: threading.Event) -> str:
             report = test_and_remember(
                 profile, progress=lambda *state: progress(state), cancel=cancel
             )

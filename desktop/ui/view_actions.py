@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QAbstractSlider, QApplication
 from desktop.domain.errors import TiebreakError
 from desktop.services.app_settings import save_settings
 from desktop.services.changes import Change
+from desktop.services.judge_shown import prompt_text
 from desktop.ui import dialogs, font_size
 from desktop.ui.context import WindowContext
 from desktop.ui.pair_display import PairDisplay
@@ -185,7 +186,8 @@ class ViewActions(QObject):
 
     def show_prompt(self) -> None:
         try:
-            text = self.context.session.prompt_text()
+            session = self.context.session
+            text = prompt_text(session.store, session.rubric_name, session.current, session.profile)
         except TiebreakError as exc:
             text = str(exc)
         dialogs.show_text(self.context.window, "Prompt sent to the judge", text)

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, SignalInstance
 
 from desktop.domain.errors import TiebreakError
+from desktop.services.background import Work
 
-Work = Callable[[Callable[[Any], None], threading.Event], Any]
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
 
 class _Signals(QObject):
@@ -20,10 +22,10 @@ class _Signals(QObject):
     failed = Signal(str)
 
 
-class Task(QRunnable):
+class Task(QRunnable, Generic[T_co]):
     """One piece of work: ``work(report_progress, cancel_event) -> result``."""
 
-    def __init__(self, work: Work) -> None:
+    def __init__(self, work: Work[T_co]) -> None:
         super().__init__()
         self.setAutoDelete(False)
         self.work = work
@@ -58,17 +60,17 @@ class TaskRunner(QObject):
         super().__init__(parent)
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(4)
-        self._live: set[Task] = set()
+        self._live: set[Task[object]] = set()
         self.closed = False  # shut down: no work starts, no result is shown
 
     def start(
         self,
-        work: Work,
+        work: Work[T],
         *,
-        on_done: Callable[[Any], None] | None = None,
+        on_done: Callable[[T], None] | None = None,
         on_error: Callable[[str], None] | None = None,
         on_progress: Callable[[Any], None] | None = None,
-    ) -> Task:
+    ) -> Task[T]:
         task = Task(work)
         if on_progress:
             task.signals.progress.connect(on_progress)
@@ -92,7 +94,7 @@ class TaskRunner(QObject):
         self.pool.waitForDone(timeout_ms)
 
 
-class Refresher:
+class Refresher(Generic[T]):
     """Figures that follow the data, computed off the GUI thread one at a time: a request
     made while one runs is served when it ends, and so is one whose ``key`` (what was
     asked, e.g. the session and its rubric) changed meanwhile, so what is shown is never
@@ -101,8 +103,8 @@ class Refresher:
     def __init__(
         self,
         runner: TaskRunner,
-        work: Callable[[], Work],
-        show: Callable[[Any], None],
+        work: Callable[[], Work[T]],
+        show: Callable[[T], None],
         failed: Callable[[str], None],
         key: Callable[[], object] = lambda: None,
     ) -> None:
@@ -111,7 +113,7 @@ class Refresher:
         self._show = show
         self._failed = failed
         self._key = key
-        self._task: Task | None = None
+        self._task: Task[T] | None = None
         self._again = False
 
     def request(self) -> None:

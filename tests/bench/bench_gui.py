@@ -351,6 +351,7 @@ def job_stalls(work: Path, n: int) -> dict[str, float]:
     from desktop.adapters.profiles_file import save_profile
     from desktop.adapters.store import open_project
     from desktop.domain.profiles import ModelProfile
+    from desktop.services import pair_list
     from desktop.services.app_settings import AppSettings
     from desktop.services.importing import import_file
     from desktop.services.project_rubrics import add_rubric
@@ -402,7 +403,8 @@ def job_stalls(work: Path, n: int) -> dict[str, float]:
             time.sleep(0.001)
         elapsed = time.perf_counter() - started
         ticker.stop()
-        judged = window.session.counts()[1]
+        session = window.session
+        judged = pair_list.counts(session.store, session.rubric_name, session.judge_model)[1]
         window.close()
     finally:
         server.kill()

@@ -86,6 +86,7 @@ def test_a_saved_position_beyond_sqlite_opens_at_the_start(tmp_path: Path) -> No
     """The window reopens a project at the pair it left, a setting in the file."""
     from desktop.adapters.store import open_project
     from desktop.services.app_settings import AppSettings
+    from desktop.services.review_position import saved_position
     from desktop.services.session import ReviewSession
 
     project = _project(tmp_path)
@@ -94,6 +95,6 @@ def test_a_saved_position_beyond_sqlite_opens_at_the_start(tmp_path: Path) -> No
             store.set_setting("position", saved)
         session = ReviewSession(project, AppSettings(reviewer="ada"))
         try:
-            assert session.saved_position() is None
+            assert saved_position(session.store) is None
         finally:
             session.close()

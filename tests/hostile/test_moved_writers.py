@@ -218,6 +218,7 @@ def test_a_window_moved_to_another_file_system_keeps_the_verdict_just_given(
     project: Path, tmp_path: Path, hostile: Hostile
 ) -> None:
     from desktop.services.app_settings import AppSettings
+    from desktop.services.pair_lookup import find_pair
     from desktop.services.session import ReviewSession
 
     elsewhere = tmp_path / "usb"
@@ -226,7 +227,8 @@ def test_a_window_moved_to_another_file_system_keeps_the_verdict_just_given(
     session = ReviewSession(project, AppSettings(reviewer="ada"))
     try:
         session.choose_rubric(RUBRIC)
-        pair_id = session.find_pair_id("x1")
+        pair_id = find_pair(session.store, "x1").id
+        assert pair_id is not None
         session.set_verdict(pair_id, "overall", session_verdict("A"), note=None)  # shown
         _move_to_another_file_system(project, moved)  # within a second of the verdict
         assert session.file_lost() == f"{project}: {REFUSED}"

@@ -12,21 +12,19 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any
 
 from desktop.adapters.keys import key_named
-from desktop.adapters.store import open_project
 from desktop.adapters.store.juries import JuryRow
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.errors import TiebreakError
 from desktop.domain.limits import MAX_SAMPLES
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.requests import asks_logprobs
+from desktop.services import background
 from desktop.services.endpoints import Endpoint, endpoint_for
 from desktop.services.judging.applies import refuse_missing_fields
 from desktop.services.judging.job import JobOptions, JobProgress, JobSummary, JudgeJob, run_jobs
-from desktop.services.judging.setup import judge_job
+from desktop.services.judging.setup import judge_job, run_work
 from desktop.services.jury_setup import check_jury, keep_jury
 from desktop.services.project_rubrics import find_rubric
 
@@ -181,14 +179,7 @@ def planned_jobs(
 
 
 def panel_work(
-    path: Path, rubric_name: str, request: PanelRequest, options: JobOptions
-) -> Callable[[Callable[[Any], None], threading.Event], JobSummary]:
-    """The window's background work for a panel: its own connection to the project, and
-    a copy of each progress snapshot handed on (it crosses to the GUI thread)."""
-
-    def work(progress: Callable[[Any], None], cancel: threading.Event) -> JobSummary:
-        with open_project(path) as store:
-            made = panel(store, rubric_name, request, options)
-            return made.run(progress=lambda state: progress(replace(state)), cancel=cancel)
-
-    return work
+    project: background.ProjectFile, rubric_name: str, request: PanelRequest, options: JobOptions
+) -> background.Work[JobSummary]:
+    """The window's run of a panel (several judges, or samples of one, as one jury)."""
+    return run_work(project, lambda store: panel(store, rubric_name, request, options))

@@ -3,16 +3,19 @@ submission and the first-run check get their ``JudgeJob`` from."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from desktop.adapters.keys import key_named
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain.profiles import ModelProfile
 from desktop.domain.requests import asks_logprobs
+from desktop.services import background
 from desktop.services.endpoints import endpoint_for
 from desktop.services.judging.applies import refuse_missing_fields
-from desktop.services.judging.job import JobOptions, JudgeJob
+from desktop.services.judging.job import JobOptions, JobProgress, JobSummary, JudgeJob
 from desktop.services.project_rubrics import find_rubric
 
 if TYPE_CHECKING:
@@ -61,3 +64,35 @@ def file_job(
     export refuses pairs the rubric cannot apply to, once its target is found good)."""
     rubric = find_rubric(store, rubric_name)
     return JudgeJob(store, rubric, key_named(profile), base_url="", api_key=None, options=options)
+
+
+class Run(Protocol):
+    """A job, or several run as one (``panel.Panel``)."""
+
+    def run(
+        self,
+        *,
+        progress: Callable[[JobProgress], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> JobSummary: ...
+
+
+def run_work(
+    project: background.ProjectFile, make: Callable[[ProjectStore], Run]
+) -> background.Work[JobSummary]:
+    """A judge run as the window's background work: its own connection to the project, and
+    a copy of each progress snapshot handed on (it crosses to the GUI thread)."""
+
+    def write(
+        store: ProjectStore, progress: background.Progress, cancel: threading.Event
+    ) -> JobSummary:
+        return make(store).run(progress=lambda state: progress(replace(state)), cancel=cancel)
+
+    return background.writing(project, write)
+
+
+def judge_work(
+    project: background.ProjectFile, rubric_name: str, profile: ModelProfile, options: JobOptions
+) -> background.Work[JobSummary]:
+    """The window's judge run (Ctrl+J)."""
+    return run_work(project, lambda store: judge_job(store, rubric_name, profile, options))
