@@ -100,7 +100,11 @@ def measure_backlog(
     measurer = Measurer()
     store.settle_every(5.0)
     total, after = 0, 0
-    while rows := unmeasured(store.conn, measurer.tokenizer, after, chunk):
+    while True:
+        with store.watched_read() as conn:  # a copy over the file reads as damage here
+            rows = unmeasured(conn, measurer.tokenizer, after, chunk)
+        if not rows:
+            break
         done = [(pid, a, b, measurer.fresh(a), measurer.fresh(b)) for pid, a, b in rows]
         with store.transaction() as conn:
             total += keep(conn, measurer.tokenizer, done)

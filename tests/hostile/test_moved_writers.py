@@ -348,3 +348,29 @@ def test_a_file_put_over_the_project_while_its_answers_are_measured_is_left_as_p
     assert err.strip() == f"tiebreak: error: {project}: {REFUSED}"
     assert project.read_bytes() == theirs
     assert _pairs(project) == COLLEAGUE_PAIRS
+
+
+@pytest.mark.parametrize("how", ["cp", "mv"])
+def test_a_file_put_over_the_project_between_two_chunks_measured_is_left_as_put(
+    tmp_path: Path, colleague: Path, how: str, hostile: Hostile
+) -> None:
+    """The same, without the race: the file is put over the project just before the
+    measuring reads its first chunk (outside any transaction, where a copied file's pages
+    read as damage). The one line is the replaced file's, not "damaged"."""
+    from desktop.domain.errors import ProjectError
+    from desktop.services.answer_measuring import measure_backlog
+    from desktop.services.importing import import_file
+    from tests.bench.bench_import_export import generate
+
+    project = new_project(tmp_path, "measured.tiebreak")
+    generate(tmp_path / "pairs.jsonl", 1000)
+    with open_project(project) as store:
+        import_file(store, tmp_path / "pairs.jsonl")
+    theirs = colleague.read_bytes()
+    with open_project(project) as store, pytest.raises(ProjectError) as refused:
+        put_over(colleague, project, how)
+        measure_backlog(store)
+    assert str(refused.value) == f"{project}: {REFUSED}"
+    assert project.read_bytes() == theirs and not beside(project)
+    assert _pairs(project) == COLLEAGUE_PAIRS
+    hostile.held()

@@ -190,6 +190,21 @@ class ProjectStore:
         self._lost = self._lost or held_file.moved_error(self.path)
         self.conn = held_file.Released(self._lost)  # type: ignore[assignment]
 
+    @contextmanager
+    def watched_read(self) -> Iterator[sqlite3.Connection]:
+        """A writer's read outside any transaction (a batch read before the work it feeds
+        is written): a file copied over the project meanwhile reads as damage, so an error
+        while the file is found replaced is the one line a replaced file gets, as in
+        ``transaction``."""
+        try:
+            yield self.conn
+        except (sqlite3.Error, ProjectError):
+            held = self._held
+            if held is not None and not self._lost and held.lost_now(self.conn) is not None:
+                self._let_go()
+                raise self._lost_error() from None
+            raise
+
     def ensure_read_whole(self) -> None:
         """At the end of a long read (an export): refuse, in one line, where the path has
         come to name another file, or a shorter one, since the read began."""
