@@ -83,7 +83,7 @@ class PairView:
         """Every reviewer's current verdict on ``dimension`` that counts (withdrawals,
         skips and broken marks left out; accepts too in a view without them), in the order
         they were given."""
-        return self._by_dimension().get(dimension, [])
+        return _given(self).get(dimension, [])
 
     def label(self, dimension: str) -> Label:
         """The dimension's label: its verdict, source, the rows it rests on, or a dispute."""
@@ -91,7 +91,7 @@ class PairView:
             return NO_LABEL
         label = self._labels.get(dimension)
         if label is None:
-            label = self._labels[dimension] = label_of(self._by_dimension().get(dimension, ()))
+            label = self._labels[dimension] = label_of(_given(self).get(dimension, ()))
         return label
 
     def human(self, dimension: str) -> Verdict | None:
@@ -102,7 +102,7 @@ class PairView:
         """The dimensions whose reviewers split with no majority, not yet adjudicated."""
         if len(self.record.reviews) < 2:
             return []
-        return [d for d in self._by_dimension() if self.label(d).disputed]
+        return [d for d in _given(self) if self.label(d).disputed]
 
     @property
     def broken(self) -> bool:
@@ -174,7 +174,7 @@ class PairView:
 
     @property
     def disagree(self) -> bool:
-        for dimension in self._by_dimension():
+        for dimension in _given(self):
             judge = self.ruling.verdict(dimension).verdict
             label = self.label(dimension)
             if judge is not None and label.verdict is not None and judge != label.verdict:
@@ -213,12 +213,15 @@ class PairView:
             or bool(self.disputes())
         )
 
-    def _by_dimension(self) -> dict[str, list[ReviewerVerdict]]:
-        given = self._given
-        if given is None:
-            given = self._given = {}
-            every = self.accepted
-            for review in self.record.reviews:
-                if review.verdict is not None and (every or review.mode != ACCEPTED):
-                    given.setdefault(review.dimension, []).append(review)
-        return given
+
+def _given(view: PairView) -> dict[str, list[ReviewerVerdict]]:
+    """The verdicts given per dimension (an accepted judge's verdict only where the view
+    counts them), worked out once per view: every label and dispute reads them."""
+    given = view._given
+    if given is None:
+        given = view._given = {}
+        every = view.accepted
+        for review in view.record.reviews:
+            if review.verdict is not None and (every or review.mode != ACCEPTED):
+                given.setdefault(review.dimension, []).append(review)
+    return given

@@ -308,7 +308,7 @@ class PairView(QWidget):
             return 0
         if part.any_unfolded():
             return min(int(total * UNFOLDED_SHARE), part.wanted_height() + 8)
-        return part.line_height() * min(FOLDED_LINES, part.lines()) + 4
+        return part.folded_height(FOLDED_LINES) + 4
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

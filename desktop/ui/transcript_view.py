@@ -212,13 +212,13 @@ class TranscriptView(QScrollArea):
         content = self._content
         return content.sizeHint().height() + 2 * self.frameWidth() if content is not None else 0
 
-    def line_height(self) -> int:
-        """The height of a folded turn's line."""
-        return self.boxes[0].sizeHint().height() if self.boxes else 0
-
-    def lines(self) -> int:
-        """Lines shown while every turn is folded: one a turn made, and one for the rest."""
-        return len(self.boxes) + (1 if self.more is not None and self.more.isVisible() else 0)
+    def folded_height(self, most: int) -> int:
+        """The height of at most ``most`` folded lines: one a turn made, and one for the
+        turns not made yet."""
+        if not self.boxes:
+            return 0
+        lines = len(self.boxes) + (1 if self.more is not None and self.more.isVisible() else 0)
+        return self.boxes[0].sizeHint().height() * min(most, lines)
 
     def views(self) -> list[ResponseView]:
         return [view for box in self.boxes for view in box.views]
