@@ -1,10 +1,12 @@
 """The layers hold by themselves: import-linter checks the contracts in pyproject.toml
 (which layer may import which, only the window imports Qt, the domain does no I/O, and no
 import cycle at any level) on every test run, so CI fails when one is broken; and no
-module grows past the size one reads whole."""
+module grows past the size one reads whole, nor any class past the methods one keeps in
+mind (ReviewSession once had 59)."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from importlinter.cli import EXIT_STATUS_SUCCESS, lint_imports
@@ -12,6 +14,7 @@ from importlinter.cli import EXIT_STATUS_SUCCESS, lint_imports
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = ROOT / "pyproject.toml"
 MAX_MODULE_LINES = 450
+MAX_METHODS = 25
 
 
 def test_imports_keep_the_contracts() -> None:
@@ -31,3 +34,18 @@ def test_no_module_is_longer_than_450_lines() -> None:
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
     }
     assert too_long == {}
+
+
+def test_no_class_has_more_than_25_methods() -> None:
+    """A class past 25 methods (properties and dunders count) is doing several objects'
+    work: move what it only passes through to the module that does it. None exempt."""
+    too_many = {}
+    for path in sorted((ROOT / "desktop").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                methods = [
+                    n for n in node.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                ]
+                if len(methods) > MAX_METHODS:
+                    too_many[f"{path.relative_to(ROOT)}:{node.name}"] = len(methods)
+    assert too_many == {}
