@@ -2,7 +2,7 @@
 (which layer may import which, only the window imports Qt, the domain does no I/O, and no
 import cycle at any level) on every test run, so CI fails when one is broken; and no
 module grows past the size one reads whole, nor any class past the methods one keeps in
-mind (ReviewSession once had 59)."""
+mind."""
 
 from __future__ import annotations
 
