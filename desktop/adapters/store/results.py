@@ -125,17 +125,19 @@ def imported_answers(
 
 
 class Outcome(NamedTuple):
-    status: str
+    status: Status
     latency_ms: float | None
     error: str | None
 
 
 def outcomes(store: ProjectStore) -> list[Outcome]:
     """Every answer's outcome, in pair order: a small check's whole story."""
+    from desktop.domain.results import Status
+
     cursor = store.conn.execute(
         "SELECT status, latency_ms, error FROM judge_results ORDER BY pair_id"
     )
-    return [Outcome(*row) for row in cursor]
+    return [Outcome(Status(status), latency, error) for status, latency, error in cursor]
 
 
 def finished_keys(
