@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Generic, TypeVar
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, SignalInstance
 
 from desktop.domain.errors import TiebreakError
 
-Work = Callable[[Callable[[Any], None], threading.Event], Any]
+P = TypeVar("P")  # what the work reports as it goes
+R = TypeVar("R")  # what it gives when done
+#: ``work(report_progress, cancel_event) -> result``; typed at the call site, as Anki's
+#: ``QueryOp(Generic[T])``, so ``on_done`` and ``on_progress`` take what the work gives.
+Work = Callable[[Callable[[P], None], threading.Event], R]
 
 
 class _Signals(QObject):
@@ -23,7 +27,7 @@ class _Signals(QObject):
 class Task(QRunnable):
     """One piece of work: ``work(report_progress, cancel_event) -> result``."""
 
-    def __init__(self, work: Work) -> None:
+    def __init__(self, work: Work[object, object]) -> None:
         super().__init__()
         self.setAutoDelete(False)
         self.work = work
@@ -63,11 +67,11 @@ class TaskRunner(QObject):
 
     def start(
         self,
-        work: Work,
+        work: Work[P, R],
         *,
-        on_done: Callable[[Any], None] | None = None,
+        on_done: Callable[[R], None] | None = None,
         on_error: Callable[[str], None] | None = None,
-        on_progress: Callable[[Any], None] | None = None,
+        on_progress: Callable[[P], None] | None = None,
     ) -> Task:
         task = Task(work)
         if on_progress:
@@ -92,7 +96,7 @@ class TaskRunner(QObject):
         self.pool.waitForDone(timeout_ms)
 
 
-class Refresher:
+class Refresher(Generic[R]):
     """Figures that follow the data, computed off the GUI thread one at a time: a request
     made while one runs is served when it ends, and so is one whose ``key`` (what was
     asked, e.g. the session and its rubric) changed meanwhile, so what is shown is never
@@ -101,8 +105,8 @@ class Refresher:
     def __init__(
         self,
         runner: TaskRunner,
-        work: Callable[[], Work],
-        show: Callable[[Any], None],
+        work: Callable[[], Work[object, R]],
+        show: Callable[[R], None],
         failed: Callable[[str], None],
         key: Callable[[], object] = lambda: None,
     ) -> None:
