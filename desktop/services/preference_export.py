@@ -28,17 +28,18 @@ TRL export holds them whole.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from desktop.adapters.formats.atomic import atomic_text_file, check_target
 from desktop.adapters.store.pair_reader import CONVERSATION_COLUMNS, PairQuery, read_pairs
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain import conversation_export as talk
 from desktop.domain import numerals
+from desktop.domain.conversations import Conversation
 from desktop.domain.errors import TiebreakError
 from desktop.domain.judge_policy import policy_for
 from desktop.domain.labels import REVIEWERS, Label
@@ -176,9 +177,28 @@ def export_preferences(
     )
 
 
+class _Texts(Protocol):
+    """What a record reads of the projection of _COLUMNS (pair_reader's named tuple)."""
+
+    @property
+    def instruction(self) -> str: ...
+    @property
+    def response_a(self) -> str: ...
+    @property
+    def response_b(self) -> str: ...
+    @property
+    def messages_a(self) -> Conversation | None: ...
+    @property
+    def messages_b(self) -> Conversation | None: ...
+    @property
+    def tools(self) -> str | None: ...
+    @property
+    def turn(self) -> int | None: ...
+
+
 def _pick(
     view: PairView, dim: str, include_judge: bool, floor: float | None
-) -> tuple[Verdict, dict[str, Any]] | str:
+) -> tuple[Verdict, dict[str, object]] | str:
     """The pair's preference on ``dim`` and where it came from, or the count it is left
     out under."""
     record = view.record
@@ -210,7 +230,9 @@ def _pick(
     return judge, out
 
 
-def _provenance(pair_id: int, external_id: str | None, source: str, label: Label) -> dict[str, Any]:
+def _provenance(
+    pair_id: int, external_id: str | None, source: str, label: Label
+) -> dict[str, object]:
     return {
         "id": external_id,
         "pair": f"#{pair_id}",
@@ -222,9 +244,9 @@ def _provenance(pair_id: int, external_id: str | None, source: str, label: Label
     }
 
 
-def _record(fields: Any, final: Verdict, fmt: str) -> dict[str, Any] | str:
+def _record(fields: _Texts, final: Verdict, fmt: str) -> Mapping[str, object] | str:
     """The pair's record, or the count it is left out under."""
-    f = fields  # the projection of _COLUMNS (pair_reader's named tuple)
+    f = fields
     a, b = talk.sides(f.instruction, f.response_a, f.response_b, f.messages_a, f.messages_b)
     if talk.is_run(a, b, f.tools):
         better, worse = (a, b) if final is Verdict.A else (b, a)
