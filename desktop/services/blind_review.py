@@ -23,7 +23,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from desktop.adapters.store import open_project
 from desktop.adapters.store.judge_seen import Seen as Seen  # the rows the window keeps
@@ -166,7 +165,7 @@ class BlindReview:
 
     def save_work(
         self, store: ProjectStore, still_held: Callable[[], None]
-    ) -> tuple[list[Seen], Callable[[Callable[[Any], None], threading.Event], None]] | None:
+    ) -> tuple[list[Seen], Callable[[Callable[[object], None], threading.Event], None]] | None:
         """The rows not yet written, and the work that writes them on a connection of its
         own (a worker thread's; ``still_held`` refuses a file moved meanwhile); None when
         there is nothing to write or the project may not be written. The caller says
@@ -176,7 +175,7 @@ class BlindReview:
             return None
         path = store.path
 
-        def work(progress: Callable[[Any], None], cancel: threading.Event) -> None:
+        def work(progress: Callable[[object], None], cancel: threading.Event) -> None:
             still_held()
             with open_project(path) as own:
                 record_seen(own, rows)

@@ -10,7 +10,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from desktop.adapters.store.pair_reader import PairQuery, read_pairs
 from desktop.adapters.store.project import ProjectStore
@@ -117,10 +116,10 @@ def draw_review_sample(
 
 def sample_work(
     path: Path, rubric: str, judge_model: str | None, size: int, method: str, seed: int
-) -> Callable[[Callable[[Any], None], threading.Event], DrawnSample]:
+) -> Callable[[Callable[[object], None], threading.Event], DrawnSample]:
     """The window's background work that draws a sample, on its own connection."""
 
-    def work(progress: Callable[[Any], None], cancel: threading.Event) -> DrawnSample:
+    def work(progress: Callable[[object], None], cancel: threading.Event) -> DrawnSample:
         from desktop.adapters.store import open_project
 
         with open_project(path) as store:

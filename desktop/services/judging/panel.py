@@ -13,7 +13,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from desktop.adapters.keys import key_named
 from desktop.adapters.store import open_project
@@ -182,11 +181,11 @@ def planned_jobs(
 
 def panel_work(
     path: Path, rubric_name: str, request: PanelRequest, options: JobOptions
-) -> Callable[[Callable[[Any], None], threading.Event], JobSummary]:
+) -> Callable[[Callable[[JobProgress], None], threading.Event], JobSummary]:
     """The window's background work for a panel: its own connection to the project, and
     a copy of each progress snapshot handed on (it crosses to the GUI thread)."""
 
-    def work(progress: Callable[[Any], None], cancel: threading.Event) -> JobSummary:
+    def work(progress: Callable[[JobProgress], None], cancel: threading.Event) -> JobSummary:
         with open_project(path) as store:
             made = panel(store, rubric_name, request, options)
             return made.run(progress=lambda state: progress(replace(state)), cancel=cancel)
