@@ -7,9 +7,8 @@ no server either, until the reviewer says yes."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QProgressBar, QPushButton, QStatusBar
@@ -20,7 +19,7 @@ from desktop.ui.choices import Choices
 from desktop.ui.context import WindowContext
 from desktop.ui.pair_browser import PairBrowser
 from desktop.ui.shortcuts import Shortcuts
-from desktop.ui.workers import Task
+from desktop.ui.workers import Task, Work
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QMessageBox
@@ -29,8 +28,6 @@ if TYPE_CHECKING:
     from desktop.services.judging.panel import PanelRequest
     from desktop.services.judging.run_size import RunSize
     from desktop.ui.jury_dialog import JuryChoice, JuryDialog
-
-Work = Callable[[Callable[[Any], None], threading.Event], Any]
 
 JUDGE_ENGINE = ("desktop.services.connection", "desktop.services.judging")  # openai and all
 
@@ -233,7 +230,7 @@ class JudgeActions(QObject):
 
         self._ask_first(request, options, start)
 
-    def _start(self, work: Work, judges: Iterable[str]) -> None:
+    def _start(self, work: Work[JobProgress, JobSummary], judges: Iterable[str]) -> None:
         self._state = None
         self._changed = set()
         self._judges = tuple(judges)

@@ -9,7 +9,6 @@ import math
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt, QThreadPool
 from PySide6.QtWidgets import (
@@ -247,7 +246,7 @@ class SettingsDialog(QDialog):
         self.test_button.setEnabled(False)
         self.test_result.setText("testing…")
 
-        def work(progress: Callable[[Any], None], cancel: threading.Event) -> str:
+        def work(progress: Callable[[object], None], cancel: threading.Event) -> str:
             report = test_and_remember(
                 profile, progress=lambda *state: progress(state), cancel=cancel
             )
