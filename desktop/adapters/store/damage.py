@@ -95,7 +95,7 @@ def damaged(path: Path, why: str) -> ProjectError:
 
 
 def _translating(method: Callable[..., T]) -> Callable[..., T]:
-    def call(self: Any, *args: Any, **kwargs: Any) -> T:
+    def call(self: ProjectCursor | ProjectConnection, *args: object, **kwargs: object) -> T:
         try:
             return method(self, *args, **kwargs)
         except sqlite3.DatabaseError as exc:
