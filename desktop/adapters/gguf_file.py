@@ -21,7 +21,6 @@ import struct
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from desktop.adapters.file_kinds import kind_of_mode, refuse_special
 from desktop.domain.errors import TiebreakError
@@ -83,12 +82,17 @@ class GgufError(TiebreakError):
     """The file is not a GGUF model llama.cpp could load; the message names it."""
 
 
+#: A header value as kept: a number, a string or a short array of them; None where it was
+#: stepped over (too long to keep).
+GgufValue = int | float | str | list["GgufValue"] | None
+
+
 @dataclass(frozen=True)
 class GgufHeader:
     path: Path
     version: int
     file_size: int
-    metadata: dict[str, Any]  # scalars, strings and short arrays
+    metadata: dict[str, GgufValue]  # scalars, strings and short arrays
     array_lengths: dict[str, int]  # every array, by key: its number of elements
     tensor_count: int
     parameters: int  # elements in all tensors together
@@ -106,7 +110,7 @@ class GgufHeader:
         named = self.metadata.get("general.name")
         return str(named) if named else self.path.stem
 
-    def arch_value(self, key: str) -> Any:
+    def arch_value(self, key: str) -> GgufValue:
         """A per-architecture setting such as ``context_length`` (``llama.context_length``)."""
         return self.metadata.get(f"{self.architecture}.{key}")
 
@@ -138,15 +142,20 @@ class GgufHeader:
     def kv_bytes_per_token(self) -> int | None:
         """Bytes of llama.cpp's key-value cache (16-bit keys and values) per token of
         context, from the model's shape; None where its header does not say."""
-        layers = self.arch_value("block_count")
-        heads = self.arch_value("attention.head_count")
-        kv_heads = self.arch_value("attention.head_count_kv") or heads
-        width = self.arch_value("embedding_length")
-        if not all(isinstance(v, int) and v > 0 for v in (layers, heads, kv_heads, width)):
+        layers = self._count("block_count")
+        heads = self._count("attention.head_count")
+        given_kv = self.arch_value("attention.head_count_kv")  # none or 0: as many as heads
+        kv_heads = self._count("attention.head_count_kv") if given_kv else heads
+        width = self._count("embedding_length")
+        if layers is None or heads is None or kv_heads is None or width is None:
             return None
-        key_width = self.arch_value("attention.key_length") or width // heads
-        value_width = self.arch_value("attention.value_length") or width // heads
+        key_width = self._count("attention.key_length") or width // heads
+        value_width = self._count("attention.value_length") or width // heads
         return int(layers * kv_heads * (key_width + value_width) * 2)
+
+    def _count(self, key: str) -> int | None:
+        value = self.arch_value(key)
+        return value if isinstance(value, int) and value > 0 else None
 
 
 class _Reader:
@@ -228,7 +237,7 @@ class _Reader:
         assert text is not None  # a name is never stepped over
         return text
 
-    def scalar(self, kind: int) -> Any:
+    def scalar(self, kind: int) -> int | float:
         fmt = _SCALARS.get(kind)
         if fmt is None:
             raise GgufError(f"{self.path}: unknown GGUF value type {kind}; not a model file?")
@@ -239,7 +248,7 @@ class _Reader:
         self.pos += width
         return value
 
-    def value(self, kind: int, key: str, lengths: dict[str, int]) -> Any:
+    def value(self, kind: int, key: str, lengths: dict[str, int]) -> GgufValue:
         self.step()
         if kind == _STRING:
             return self.string()
@@ -319,7 +328,7 @@ def _parse(data: mmap.mmap, path: Path, size: int) -> GgufHeader:
     tensor_count, kv_count = count(), count()
     reader.claimed(kv_count, "key-value pairs", MAX_KEY_VALUES, _MIN_KEY_VALUE)
     reader.claimed(tensor_count, "tensors", MAX_TENSORS, _MIN_TENSOR)
-    metadata: dict[str, Any] = {}
+    metadata: dict[str, GgufValue] = {}
     lengths: dict[str, int] = {}
     for _ in range(kv_count):
         key = reader.name(MAX_KEY, "a key")

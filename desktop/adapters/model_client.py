@@ -23,7 +23,7 @@ import asyncio
 import email.utils
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -151,7 +151,7 @@ class ModelClient:
         before any cut, so no part of a key or of an escape is left)."""
         return shown(self.mask(text))
 
-    async def _send(self, request: ModelRequest) -> Any:
+    async def _send(self, request: ModelRequest) -> ChatCompletion | TextCompletion:
         """POST exactly ``request.body()`` through the client's documented ``post``: the same
         auth, headers, connection pool, errors and response types as ``create(**body)``,
         without ``create``'s walk of the whole body against its parameter types (long
@@ -177,7 +177,7 @@ def completion_from_response(
         raise _Garbage(f"the answer is not shaped like a completion ({_first_line(exc)})") from None
 
 
-def completion_from_body(api_mode: str, body: dict[str, Any]) -> Completion:
+def completion_from_body(api_mode: str, body: Mapping[str, object]) -> Completion:
     """A completion from a response body as JSON (a batch output file's line);
     ``ValueError`` (pydantic's, for a wrong shape) when it is not one."""
     kind = ChatCompletion if api_mode == "chat" else TextCompletion

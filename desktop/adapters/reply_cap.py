@@ -16,7 +16,6 @@ output files are larger by nature and are streamed to disk with a cap of their o
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
 
 import openai
 
@@ -44,7 +43,7 @@ class ReplyTooLarge(Exception):
         self.cap = cap
 
 
-def _shell(response: Any) -> Any:
+def _shell(response: httpx.Response) -> httpx.Response:
     """A response that owns ``response``'s raw body and headers, to decode through httpx's
     own decoders; ``response`` itself is then handed the decoded bytes, as identity."""
     shell = httpx.Response(response.status_code, headers=response.headers, stream=response.stream)
@@ -54,7 +53,7 @@ def _shell(response: Any) -> Any:
 
 
 class _CappedStream(httpx.SyncByteStream):
-    def __init__(self, shell: Any, cap: int) -> None:
+    def __init__(self, shell: httpx.Response, cap: int) -> None:
         self.shell, self.cap = shell, cap
 
     def __iter__(self) -> Iterator[bytes]:
@@ -70,7 +69,7 @@ class _CappedStream(httpx.SyncByteStream):
 
 
 class _CappedAsyncStream(httpx.AsyncByteStream):
-    def __init__(self, shell: Any, cap: int) -> None:
+    def __init__(self, shell: httpx.Response, cap: int) -> None:
         self.shell, self.cap = shell, cap
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
@@ -85,25 +84,29 @@ class _CappedAsyncStream(httpx.AsyncByteStream):
         await self.shell.aclose()
 
 
-def _auth(basic_auth: tuple[str, str] | None) -> Any:
+def _auth(basic_auth: tuple[str, str] | None) -> httpx.BasicAuth | None:
     return httpx.BasicAuth(*basic_auth) if basic_auth else None
 
 
-def http_client(cap: int = REPLY_CAP, *, basic_auth: tuple[str, str] | None = None) -> Any:
+def http_client(
+    cap: int = REPLY_CAP, *, basic_auth: tuple[str, str] | None = None
+) -> openai.DefaultHttpxClient:
     """The openai package's own default client (its limits, proxies, redirects), with every
     reply capped at ``cap`` bytes decoded and, where given, a (user, password) sent as HTTP
     basic auth."""
 
-    def cap_reply(response: Any) -> None:
+    def cap_reply(response: httpx.Response) -> None:
         response.stream = _CappedStream(_shell(response), cap)
 
     return openai.DefaultHttpxClient(auth=_auth(basic_auth), event_hooks={"response": [cap_reply]})
 
 
-def async_http_client(cap: int = REPLY_CAP, *, basic_auth: tuple[str, str] | None = None) -> Any:
+def async_http_client(
+    cap: int = REPLY_CAP, *, basic_auth: tuple[str, str] | None = None
+) -> openai.DefaultAsyncHttpxClient:
     """:func:`http_client` for the asyncio client."""
 
-    async def cap_reply(response: Any) -> None:
+    async def cap_reply(response: httpx.Response) -> None:
         response.stream = _CappedAsyncStream(_shell(response), cap)
 
     return openai.DefaultAsyncHttpxClient(

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from desktop.adapters.file_kinds import refuse_special
 from desktop.domain.errors import RubricError
@@ -63,7 +63,9 @@ def rubric_from_text(text: str, origin: str, *, check_templates: bool = True) ->
     return rubric_from_dict(data, origin, check_templates=check_templates)
 
 
-def rubric_from_dict(data: dict[str, Any], origin: str, *, check_templates: bool = True) -> Rubric:
+def rubric_from_dict(
+    data: Mapping[str, object], origin: str, *, check_templates: bool = True
+) -> Rubric:
     """A rubric from parsed file data, checking every key and template."""
     _no_unknown(data, _TOP_KEYS, origin, "")
     answer_data = _table(data, "answer", origin, required=True)
@@ -115,13 +117,17 @@ def dump_rubric(rubric: Rubric) -> str:
 # ---- key checks ---------------------------------------------------------------------------
 
 
-def _no_unknown(table: dict[str, Any], known: tuple[str, ...], origin: str, prefix: str) -> None:
+def _no_unknown(
+    table: Mapping[str, object], known: tuple[str, ...], origin: str, prefix: str
+) -> None:
     for key in table:
         if key not in known:
             raise RubricError(f"{origin}: unknown key '{prefix}{key}' (known: {', '.join(known)})")
 
 
-def _table(data: dict[str, Any], key: str, origin: str, *, required: bool) -> dict[str, Any]:
+def _table(
+    data: Mapping[str, object], key: str, origin: str, *, required: bool
+) -> Mapping[str, object]:
     if key not in data:
         if required:
             raise RubricError(f"{origin}: missing table [{key}]")
@@ -132,7 +138,7 @@ def _table(data: dict[str, Any], key: str, origin: str, *, required: bool) -> di
     return value
 
 
-def _string(data: dict[str, Any], key: str, origin: str, *, empty_ok: bool = False) -> str:
+def _string(data: Mapping[str, object], key: str, origin: str, *, empty_ok: bool = False) -> str:
     if key not in data:
         raise RubricError(f"{origin}: missing key '{key}'")
     value = data[key]
@@ -141,7 +147,9 @@ def _string(data: dict[str, Any], key: str, origin: str, *, empty_ok: bool = Fal
     return value
 
 
-def _strings(data: dict[str, Any], key: str, origin: str, *, required: bool) -> tuple[str, ...]:
+def _strings(
+    data: Mapping[str, object], key: str, origin: str, *, required: bool
+) -> tuple[str, ...]:
     if key not in data:
         if required:
             raise RubricError(f"{origin}: missing key '{key}'")
@@ -152,18 +160,18 @@ def _strings(data: dict[str, Any], key: str, origin: str, *, required: bool) -> 
     return tuple(value)
 
 
-def _answer(data: dict[str, Any], origin: str) -> AnswerFormat:
+def _answer(data: Mapping[str, object], origin: str) -> AnswerFormat:
     kind = data.get("kind")
     if kind is None:
         raise RubricError(f"{origin}: missing key 'answer.kind'")
     try:
-        answer_kind = AnswerKind(kind)
+        answer_kind = AnswerKind(str(kind))
     except ValueError:
         raise RubricError(
             f"{origin}: key 'answer.kind' must be one of {', '.join(k.value for k in AnswerKind)},"
             f" not {kind!r}"
         ) from None
-    keys: dict[str, Any] = {}
+    keys: dict[str, str] = {}
     for key in ("choices_key", "choice_key", "reason_key"):
         if key in data:
             value = data[key]
@@ -173,7 +181,7 @@ def _answer(data: dict[str, Any], origin: str) -> AnswerFormat:
     return AnswerFormat(kind=answer_kind, **keys)
 
 
-def _decoding(data: dict[str, Any], origin: str) -> Decoding:
+def _decoding(data: Mapping[str, object], origin: str) -> Decoding:
     out = Decoding()
     temperature = data.get("temperature", out.temperature)
     if (
@@ -189,7 +197,9 @@ def _decoding(data: dict[str, Any], origin: str) -> Decoding:
     return Decoding(temperature=float(temperature), max_tokens=max_tokens)
 
 
-def _messages(data: dict[str, Any], origin: str, check_templates: bool) -> tuple[Message, ...]:
+def _messages(
+    data: Mapping[str, object], origin: str, check_templates: bool
+) -> tuple[Message, ...]:
     items = data.get("messages")
     if items is None:
         raise RubricError(f"{origin}: missing [[messages]]")

@@ -15,7 +15,10 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # an optional extra: imported where tokens are counted
+    import tiktoken
 
 CHARACTERS = "characters (tiktoken with cl100k_base is not available offline)"
 _URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
@@ -29,7 +32,7 @@ def _cached() -> bool:
     return (folder / hashlib.sha1(_URL.encode()).hexdigest()).is_file()
 
 
-def _counter(encoding: Any) -> Callable[[str], int]:
+def _counter(encoding: tiktoken.Encoding) -> Callable[[str], int]:
     """Tokens as Arena counts them: special tokens' text counts as those tokens."""
 
     def tokens(text: str) -> int:

@@ -57,7 +57,7 @@ def _answers(display: str) -> bool | None:
     xcb.xcb_disconnect.argtypes = [ctypes.c_void_p]
     connection = xcb.xcb_connect(display.encode(), None)
     try:
-        return xcb.xcb_connection_has_error(connection) == 0
+        return bool(xcb.xcb_connection_has_error(connection) == 0)
     finally:
         xcb.xcb_disconnect(connection)
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from desktop.cli import arg_types
 from desktop.cli.terminal import say
@@ -175,11 +176,11 @@ def _profiles(args: argparse.Namespace) -> list[ModelProfile]:
     return profiles
 
 
-def _options(args: argparse.Namespace, **more: Any) -> JobOptions:
+def _options(args: argparse.Namespace) -> JobOptions:
     """The options every command that plans a job takes."""
     from desktop.services.judging import JobOptions
 
-    return JobOptions(swap=args.swap, redo=args.redo, limit=args.limit, where=args.where, **more)
+    return JobOptions(swap=args.swap, redo=args.redo, limit=args.limit, where=args.where)
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
@@ -196,8 +197,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
     request = PanelRequest(
         tuple(_profiles(args)), args.samples, args.temperature, args.jury, args.combine
     )
-    options = _options(
-        args,
+    options = dataclasses.replace(
+        _options(args),
         concurrency=args.concurrency,
         fewshot=not args.no_fewshot,
         one_order=args.one_order,
@@ -258,7 +259,7 @@ def _where_hint() -> Iterator[None]:
         raise TiebreakError(f"{exc}{exc.where_hint}") from None
 
 
-def _progress_printer():
+def _progress_printer() -> Callable[[JobProgress], None]:
     from desktop.cli.progress import stderr_progress
 
     report = stderr_progress("judged")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from desktop.cli import arg_types
@@ -102,14 +103,16 @@ def _listed(profile: ModelProfile) -> dict[str, object]:
     return {**listed, "key": key_source(profile)}
 
 
-def _quality_progress():
+def _quality_progress() -> Callable[[int, int], None]:
     from desktop.cli.progress import stderr_progress
 
     report = stderr_progress("demo answers")
     return lambda done, total: report(done) if done < total else None
 
 
-def _add_profile(args: argparse.Namespace, save_profile) -> int:
+def _add_profile(
+    args: argparse.Namespace, save_profile: Callable[[ModelProfile], ModelProfile]
+) -> int:
     from pathlib import Path
 
     from desktop.domain.base_urls import split_password

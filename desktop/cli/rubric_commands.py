@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from desktop.cli.terminal import say
-from desktop.domain.rubric import AnswerKind
+from desktop.domain.rubric import AnswerKind, Rubric
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -100,7 +100,7 @@ def cmd_rubric_add(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_rubric_file(args: argparse.Namespace):
+def _read_rubric_file(args: argparse.Namespace) -> Rubric:
     from desktop.services.rubric_intake import read_rubric_file
 
     dims = (

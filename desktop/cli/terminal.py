@@ -70,7 +70,7 @@ class _Guarded:
     def write(self, text: str) -> int:
         return self.raw.write(shown(text, lines=True))
 
-    def writelines(self, lines: Any) -> None:
+    def writelines(self, lines: Iterable[str]) -> None:
         for line in lines:
             self.write(line)
 

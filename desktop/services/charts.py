@@ -26,18 +26,19 @@ import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+    from matplotlib.typing import RcKeyType
 
     from desktop.domain.calibration import Calibration
     from desktop.domain.prediction_powered import MeanInterval, WinRateEstimates
 
 #: Matplotlib's settings for every chart, set once when the first chart is drawn (no chart
 #: changes them after, so two threads drawing at once see the same ones).
-STYLE: dict[str, Any] = {
+STYLE: dict[RcKeyType, str | float | bool] = {
     "svg.fonttype": "none",  # text as <text>, in the viewer's font: small, selectable
     "svg.hashsalt": "tiebreak",  # ids the same from run to run (then made unique: _svg)
     "text.parse_math": False,  # a "$" in a model's name is a dollar sign
@@ -263,7 +264,7 @@ def _short(label: str, most: int = 36) -> str:
     return label if len(label) <= most else label[: most - 1] + "…"
 
 
-def _note(ax: Axes, text: str, xy: tuple[float, float], *, grey: bool = False, **more: Any) -> None:
+def _note(ax: Axes, text: str, xy: tuple[float, float], *, grey: bool = False) -> None:
     """A small text just right of ``xy``."""
     ax.annotate(
         text,
@@ -273,7 +274,6 @@ def _note(ax: Axes, text: str, xy: tuple[float, float], *, grey: bool = False, *
         va="center",
         fontsize=TEXT,
         color="#555555" if grey else "black",
-        **more,
     )
 
 
@@ -292,8 +292,7 @@ def _style() -> None:
         if not _ready:
             import matplotlib
 
-            settings: Any = matplotlib.rcParams  # typed for literal keys only
-            settings.update(STYLE)
+            matplotlib.rcParams.update(STYLE)
             _ready = True
 
 
@@ -316,4 +315,4 @@ def _svg(figure: Figure) -> str:
     return text
 
 
-_NO_METADATA: dict[str, Any] = {"Creator": None, "Date": None, "Format": None, "Type": None}
+_NO_METADATA: dict[str, str | None] = {"Creator": None, "Date": None, "Format": None, "Type": None}

@@ -16,11 +16,15 @@ import threading
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import Any
+from typing import TypeVar, TypeVarTuple, cast
 
 from desktop.domain.errors import TiebreakError
 
 POLL = 0.05  # seconds between looks at the cancel event while the child works
+
+
+R = TypeVar("R")
+Args = TypeVarTuple("Args")
 
 
 class Cancelled(TiebreakError):
@@ -36,7 +40,7 @@ def _serve(conn: Connection) -> None:
         except (EOFError, OSError):
             return
         try:
-            answer: tuple[bool, Any] = (True, function(*args))
+            answer: tuple[bool, object] = (True, function(*args))
         except TiebreakError as exc:
             answer = (False, str(exc))
         except Exception as exc:
@@ -55,7 +59,7 @@ class ChildProcess:
         self._process: BaseProcess | None = None
         self._conn: Connection | None = None
 
-    def run(self, function: Callable[..., Any], *args: Any, cancel: threading.Event) -> Any:
+    def run(self, function: Callable[[*Args], R], *args: *Args, cancel: threading.Event) -> R:
         """``function(*args)`` in the child (``function`` importable by name, ``args`` and
         its result picklable); its TiebreakError raised here, with its message."""
         with self._lock:
@@ -73,7 +77,7 @@ class ChildProcess:
                 raise self._gone(process) from None
             if not ok:
                 raise TiebreakError(value)
-            return value
+            return cast(R, value)  # what ``function`` returned, through the pipe
 
     def _gone(self, process: BaseProcess) -> TiebreakError:
         """The child ended without an answer (killed, out of memory, a crash in C)."""

@@ -210,7 +210,7 @@ def _rows(
     turns: int = 0,
     runs: bool = False,
     flattened: list[int] | None = None,
-) -> Generator[list[Any], None, None]:
+) -> Generator[list[object], None, None]:
     """One list of cell values per pair, in column order; verdicts as A / B / tie / ''.
     Free-text cells go through ``text`` (the formula guard, for a CSV). Metadata: its JSON
     text in a CSV, the object in JSONL (its numbers as the file wrote them). Where the
@@ -314,7 +314,7 @@ def _notes(view: PairView, text: Callable[[str], str]) -> str:
     return text("\n".join(line for line in lines if line))
 
 
-def _review(review: ReviewerVerdict) -> dict[str, Any]:
+def _review(review: ReviewerVerdict) -> dict[str, object]:
     """One reviewer's current verdict on one dimension, for JSONL (null: withdrawn)."""
     return {
         "dimension": review.dimension,
@@ -334,7 +334,7 @@ def _turn_cells(
     fmt: str,
     runs: bool = False,
     flattened: list[int] | None = None,
-) -> list[Any]:
+) -> list[object]:
     if fmt != "csv" and not runs:
         return [fields.turn or 1, *_stored_sides(fields)]
     a, b = talk.sides(
@@ -410,7 +410,7 @@ class _JsonLines:
             if name in names
         )
 
-    def line(self, row: list[Any]) -> str:
+    def line(self, row: list[object]) -> str:
         """Runs of ordinary cells are dumped in one call each."""
         columns = self.columns
         parts: list[str] = []

@@ -107,11 +107,16 @@ class TargetFit:
         pass
 
     def finish(self, f: Finish) -> ReviewTarget | None:
+        from desktop.domain.prediction_powered import WinRateEstimates
         from desktop.domain.review_budget import half_width_after, more_reviews_needed
 
         estimates = f.done.get("win_rates")
         target = None if f.fits is None else f.fits.target
-        if target is None or estimates is None or estimates.combined is None:
+        if (
+            target is None
+            or not isinstance(estimates, WinRateEstimates)
+            or estimates.combined is None
+        ):
             return None
         more = more_reviews_needed(estimates.combined, target)
         after = None if more is None else half_width_after(estimates.combined, more)

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from desktop.domain.head_to_head import HeadToHead
     from desktop.domain.prediction_powered import MeanInterval, PPIEstimate
+    from desktop.services.dimension_stats import DimensionStats
     from desktop.services.figure_fits import ReviewTarget
-    from desktop.services.figure_sources import DimensionFigures, WinRate
+    from desktop.services.figure_sources import WinRate
 
 DASH = "–"
 
@@ -92,7 +93,7 @@ def more(t: ReviewTarget | None) -> str:
     return "unreachable" if t.more is None else f"{t.more:,}"
 
 
-def discrete(d: DimensionFigures) -> str:
+def discrete(d: DimensionStats) -> str:
     """B's discrete win rate (each preference rounded to a verdict) in percent, with the
     verdicts' bootstrap interval."""
     if d.judge_win.rate is None:

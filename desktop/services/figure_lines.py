@@ -9,11 +9,11 @@ from desktop.domain.agreement import LABELS, Agreement
 from desktop.services.figure_formats import num, pct, win
 
 if TYPE_CHECKING:
-    from desktop.services.figure_sources import DimensionFigures
+    from desktop.services.dimension_stats import DimensionStats
     from desktop.services.figure_votes import VoteAgreementRow
 
 
-def human_win(d: DimensionFigures) -> list[str]:
+def human_win(d: DimensionStats) -> list[str]:
     if not d.human_win.n:
         return []
     return [f"{d.dimension}: human B wins {win(d.human_win)}, longer {pct(d.human_longer)}"]
@@ -29,13 +29,13 @@ def matrix_lines(a: Agreement) -> list[str]:
     return [head, *rows]
 
 
-def judge_by_human(d: DimensionFigures) -> list[str]:
+def judge_by_human(d: DimensionStats) -> list[str]:
     if not d.vs_human.n:
         return []
     return [f"{d.dimension}: judge (rows) × human (columns)", *matrix_lines(d.vs_human)]
 
 
-def by_mode(d: DimensionFigures) -> list[str]:
+def by_mode(d: DimensionStats) -> list[str]:
     modes = [
         f"{m} {a.n:,} (agree {pct(a.agreement)}, kappa {num(a.kappa)})"
         for m, a in d.by_mode.items()
@@ -45,7 +45,7 @@ def by_mode(d: DimensionFigures) -> list[str]:
     return ["  by mode of the human verdict: " + " · ".join(modes)]
 
 
-def reviewers(d: DimensionFigures) -> list[str]:
+def reviewers(d: DimensionStats) -> list[str]:
     r = d.reviewers
     if r is None:
         return []
@@ -71,7 +71,7 @@ def reviewers(d: DimensionFigures) -> list[str]:
     return lines
 
 
-def target(d: DimensionFigures) -> list[str]:
+def target(d: DimensionStats) -> list[str]:
     t = d.target
     if t is None:
         return []
@@ -83,7 +83,7 @@ def target(d: DimensionFigures) -> list[str]:
     return [f"  {d.dimension}: ±{100 * t.half_width:g} points needs {needs}"]
 
 
-def calibration(d: DimensionFigures) -> list[str]:
+def calibration(d: DimensionStats) -> list[str]:
     c = d.calibration
     if c is None:
         return []
@@ -94,7 +94,7 @@ def calibration(d: DimensionFigures) -> list[str]:
     ]
 
 
-def vote_agreement(d: DimensionFigures) -> list[str]:
+def vote_agreement(d: DimensionStats) -> list[str]:
     rows = d.vote_agreement
     if not rows:
         return []

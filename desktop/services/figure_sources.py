@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from desktop.domain import agreement as ag
 from desktop.domain.head_to_head import HeadToHead, HeadToHeadCounter
@@ -31,15 +31,6 @@ if TYPE_CHECKING:
 
 UNKNOWN_MODE = "unknown"
 DEFAULT_ALPHA = 0.05
-
-
-class DimensionFigures(Protocol):
-    """One dimension's figures as a reader sees them (``stats.DimensionStats``): the
-    dimension's name and one attribute per declared figure."""
-
-    dimension: str
-
-    def __getattr__(self, name: str) -> Any: ...
 
 
 class PairFacts:
@@ -98,7 +89,7 @@ class Finish:
     dimension: str
     key: str  # "seed:rubric:section:dimension": seeds a bootstrap, the same every run
     resamples: int  # bootstrap draws
-    done: Mapping[str, Any] = field(default_factory=dict)  # this dimension's earlier figures
+    done: Mapping[str, object] = field(default_factory=dict)  # this dimension's earlier figures
     fits: FitContext | None = None  # all pairs only: what a fit needs beyond its pairs
 
 
@@ -128,7 +119,7 @@ class Tally(Protocol):
 
     def add(self, p: PairFacts) -> None: ...
 
-    def finish(self, f: Finish) -> Any: ...
+    def finish(self, f: Finish) -> object: ...
 
 
 # ---- generic tallies -----------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Every per-dimension figure of `tiebreak stats` and the agreement dock, declared once, in
-``FIGURES``: its name (the field of ``stats.DimensionStats`` and the key in ``--json``),
+``FIGURES``: its name (the field of ``DimensionStats`` and the key in ``--json``),
 how it accumulates pair by pair or is fitted from all pairs at once (a tally:
 ``figure_sources``, ``figure_fits``), and how it is shown (columns of the command's and
 the window's tables, lines under them; formats in ``figure_formats``). The streaming pass
@@ -24,7 +24,8 @@ from desktop.services import figure_votes as votes
 from desktop.services.figure_formats import DASH, count, num, pct
 
 if TYPE_CHECKING:
-    from desktop.services.figure_sources import DimensionFigures, Tally
+    from desktop.services.dimension_stats import DimensionStats
+    from desktop.services.figure_sources import Tally
 
 __all__ = ["DASH", "FIGURES", "Column", "Figure", "by_name", "table"]
 
@@ -69,18 +70,17 @@ class Figure:
     it is fitted from every pair at once, for the overall section only (None in a
     category's). ``columns`` go in the table named ``table``; ``lines`` (a dimension's
     figures to lines of text) are shown in ``block`` under the tables, blocks in the order
-    they first appear here. ``kind`` names the value's type, for the record's field;
-    ``reads`` the columns of a pair (``pair_reader.PAIR_COLUMNS``) its tally needs that
-    ``FIGURE_COLUMNS`` lacks."""
+    they first appear here; its value is the field of ``DimensionStats`` of the same
+    name, declared with its type. ``reads`` the columns of a pair
+    (``pair_reader.PAIR_COLUMNS``) its tally needs that ``FIGURE_COLUMNS`` lacks."""
 
     name: str
     tally: Callable[[], Tally]
     doc: str
-    kind: str = "Any"
     all_pairs: bool = False
     columns: tuple[Column, ...] = ()
     table: str = AGREEMENT_TABLE
-    lines: Callable[[DimensionFigures], list[str]] | None = None
+    lines: Callable[[DimensionStats], list[str]] | None = None
     block: str = ""
     reads: tuple[str, ...] = ()  # the pair's columns its tally reads beyond FIGURE_COLUMNS
 
@@ -91,14 +91,12 @@ FIGURES: tuple[Figure, ...] = (
         "judge_win",
         lambda: src.Wins("judge"),
         "the judge's verdicts counted, B's share with a bootstrap interval",
-        "WinRate",
         columns=(Column("judged", "judged", 7, lambda d: d.judge_win.n, count),),
     ),
     Figure(
         "judge_h2h",
         src.HeadToHeads,
         "B against A from the judge's preferences, AlpacaEval's figures",
-        "HeadToHead",
         columns=(
             Column("win_rate", "B win rate ± se", -18, lambda d: d.judge_h2h, fmt.h2h, gap=2),
             Column("discrete", "discrete (95% CI)", -21, lambda d: d, fmt.discrete),
@@ -108,26 +106,22 @@ FIGURES: tuple[Figure, ...] = (
         "judge_longer",
         lambda: src.Share(src.judge_chose_longer),
         "share of decisive judge verdicts for the longer response",
-        "float | None",
         columns=(Column("longer", "longer", 7, lambda d: d.judge_longer, pct),),
     ),
     Figure(
         "judge_longer_n",
         lambda: src.Count(src.judge_chose_longer),
         "decisive judge verdicts on responses of unequal length",
-        "int",
     ),
     Figure(
         "swap_checked",
         lambda: src.Count(src.swap_consistent),
         "pairs judged in both orders",
-        "int",
     ),
     Figure(
         "swap_consistency",
         lambda: src.Share(src.swap_consistent),
         "of pairs judged in both orders, the share with the same verdict",
-        "float | None",
         columns=(
             Column(
                 "swap_ok",
@@ -143,7 +137,6 @@ FIGURES: tuple[Figure, ...] = (
         "human_win",
         lambda: src.Wins("human"),
         "the reviewers' verdicts counted, B's share with a bootstrap interval",
-        "WinRate",
         lines=lines.human_win,
         block="humans",
     ),
@@ -151,19 +144,16 @@ FIGURES: tuple[Figure, ...] = (
         "human_longer",
         lambda: src.Share(src.human_chose_longer, reviewed=True),
         "share of decisive human verdicts for the longer response",
-        "float | None",
     ),
     Figure(
         "human_longer_n",
         lambda: src.Count(src.human_chose_longer, reviewed=True),
         "decisive human verdicts on responses of unequal length",
-        "int",
     ),
     Figure(
         "vs_human",
         src.JudgeVsHuman,
         "the judge (rows) against the reviewers' consensus (columns)",
-        "Agreement",
         columns=(
             Column(
                 "with_human",
@@ -210,7 +200,6 @@ FIGURES: tuple[Figure, ...] = (
         "by_mode",
         src.ByMode,
         "the judge against each reviewer's verdict, by how it was given (blind, gui, ...)",
-        "dict[str, Agreement]",
         lines=lines.by_mode,
         block="humans",
     ),
@@ -218,7 +207,6 @@ FIGURES: tuple[Figure, ...] = (
         "win_rates",
         fits.WinRatesFit,
         "B's win rate by the judge alone, the humans alone and PPI++ (issue 21)",
-        "WinRateEstimates | None",
         all_pairs=True,
         table=WIN_RATES_TABLE,
         columns=(
@@ -263,7 +251,6 @@ FIGURES: tuple[Figure, ...] = (
         "target",
         fits.TargetFit,
         "further human verdicts that bring the PPI++ interval to --target",
-        "ReviewTarget | None",
         all_pairs=True,
         table=WIN_RATES_TABLE,
         columns=(
@@ -285,14 +272,12 @@ FIGURES: tuple[Figure, ...] = (
         fits.BiasesFit,
         "the judge's length and list biases and how often it prefers output_1 (a position"
         " bias only where it was shown output_1 first), as AlpacaEval measures them",
-        "JudgeBiases | None",
         all_pairs=True,
     ),
     Figure(
         "calibration",
         fits.CalibrationFit,
         "the judge's confidence against agreement with the reviewers, per bin, and ECE",
-        "Calibration | None",
         all_pairs=True,
         lines=lines.calibration,
         block="judge",
@@ -301,7 +286,6 @@ FIGURES: tuple[Figure, ...] = (
         "reviewers",
         src.Reviewers,
         "agreement among reviewers, over pairs with verdicts from two or more",
-        "ReviewerStats | None",
         lines=lines.reviewers,
         block="reviewers",
     ),
@@ -309,7 +293,6 @@ FIGURES: tuple[Figure, ...] = (
         "vote_agreement",
         votes.VoteAgreement,
         "every two votes on one question, model pair and turn, as FastChat counts them",
-        "list[VoteAgreementRow] | None",
         all_pairs=True,
         lines=lines.vote_agreement,
         block="reviewers",
@@ -339,7 +322,7 @@ def blocks() -> list[str]:
     return list(dict.fromkeys(f.block for f in FIGURES if f.lines is not None))
 
 
-def block_lines(block: str, d: DimensionFigures) -> list[str]:
+def block_lines(block: str, d: DimensionStats) -> list[str]:
     """One dimension's lines in one block, in the order of their figures."""
     return [line for f in FIGURES if f.block == block and f.lines for line in f.lines(d)]
 

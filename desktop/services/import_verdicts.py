@@ -21,7 +21,11 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from desktop.adapters.store.human_verdicts import insert_verdicts, latest_of_pairs
+from desktop.adapters.store.human_verdicts import (
+    VerdictRow,
+    insert_verdicts,
+    latest_of_pairs,
+)
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import (
     ResultRow,
@@ -85,7 +89,7 @@ class VerdictWriter:
         if not reviewed:
             return
         latest = latest_of_pairs(self.store, self.rubric, sorted(set(reviewed)))
-        new_rows = []
+        new_rows: list[VerdictRow] = []
         for record, pid in zip(records, pair_ids, strict=True):
             for review in record.reviews:
                 reviewer = self._vote(pid, review.dimension, review.reviewer)

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from desktop.adapters.formats.inspect_logs import LogSample, RunLog, read_run, require_file
 from desktop.adapters.formats.readers import Record
@@ -140,7 +139,7 @@ def _records(
         )
 
 
-def _run(run: RunLog, sample: LogSample) -> dict[str, Any]:
+def _run(run: RunLog, sample: LogSample) -> dict[str, object]:
     return {
         "log": run.path.name,
         "stem": run.path.stem,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from desktop.domain.head_to_head import b_score
 from desktop.domain.judge_policy import policy_for
@@ -103,7 +103,7 @@ HEADING = (
 )
 
 
-def _biases(attribute: str) -> Callable[[JudgeBiasRow], Any]:
+def _biases(attribute: str) -> Callable[[JudgeBiasRow], object]:
     return lambda r: None if r.biases is None else getattr(r.biases, attribute)
 
 

@@ -25,6 +25,7 @@ from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import outcomes
 from desktop.domain.judge_quality import QualityFigures, quality_figures
 from desktop.domain.profiles import ModelProfile
+from desktop.domain.results import Status
 from desktop.domain.verdicts import Verdict
 from desktop.resources import resources_dir
 
@@ -48,7 +49,7 @@ def known_better() -> dict[str, Verdict]:
 
 @dataclass(frozen=True)
 class JudgeCheck:
-    statuses: tuple[str, ...]  # per answer: "ok", "parse-failure" or "error"
+    statuses: tuple[Status, ...]  # per answer
     seconds: tuple[float, ...]  # per answer received, in order
     problem: str | None  # why judging failed, if it did
     pairs: int = CHECK_PAIRS
@@ -70,7 +71,7 @@ class JudgeCheck:
         if rest:  # later pairs reuse the rubric's prompt the server has already read
             unit = "answer" if self.both_orders else "pair"
             text += f", then {sum(rest) / len(rest):.1f} s per {unit}"
-        failures = self.statuses.count("parse-failure")
+        failures = self.statuses.count(Status.PARSE_FAILURE)
         if failures:
             text += f"; {failures} answer(s) could not be read"
         if self.quality is not None:
@@ -109,9 +110,11 @@ async def check_judging(
         figures = quality_figures(known, _answers(store, profile.model)) if quality else None
     statuses = tuple(r.status for r in rows)
     seconds = tuple(
-        r.latency_ms / 1000 for r in rows if r.status != "error" and r.latency_ms is not None
+        r.latency_ms / 1000
+        for r in rows
+        if r.status is not Status.ERROR and r.latency_ms is not None
     )
-    problem = summary.stopped or next((r.error for r in rows if r.status == "error"), None)
+    problem = summary.stopped or next((r.error for r in rows if r.status is Status.ERROR), None)
     if summary.cancelled:
         problem, figures = "cancelled", None
     return JudgeCheck(statuses, seconds, problem, len(ids), quality, figures)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from desktop.adapters.store import open_project
 from desktop.adapters.store.revision import data_version
@@ -77,8 +77,7 @@ class KeptFigures:
         else:
             version, figures = self._process.run(
                 computed, str(path), rubric, judge, alpha, width, dimension, cancel=cancel
-            )  # (what ``computed`` returns)
-            figures = cast("WindowFigures", figures)
+            )
         with self._lock:
             self._kept[key] = (version, figures)
             self._kept.move_to_end(key)

@@ -28,17 +28,17 @@ TRL export holds them whole.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from desktop.adapters.formats.atomic import atomic_text_file, check_target
 from desktop.adapters.store.pair_reader import CONVERSATION_COLUMNS, PairQuery, read_pairs
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain import conversation_export as talk
 from desktop.domain import numerals
+from desktop.domain.conversations import Conversation
 from desktop.domain.errors import TiebreakError
 from desktop.domain.judge_policy import policy_for
 from desktop.domain.labels import REVIEWERS, Label
@@ -179,7 +179,7 @@ def export_preferences(
 
 def _pick(
     view: PairView, dim: str, include_judge: bool, floor: float | None
-) -> tuple[Verdict, dict[str, Any]] | str:
+) -> tuple[Verdict, dict[str, object]] | str:
     """The pair's preference on ``dim`` and where it came from, or the count it is left
     out under."""
     record = view.record
@@ -211,7 +211,9 @@ def _pick(
     return judge, out
 
 
-def _provenance(pair_id: int, external_id: str | None, source: str, label: Label) -> dict[str, Any]:
+def _provenance(
+    pair_id: int, external_id: str | None, source: str, label: Label
+) -> dict[str, object]:
     return {
         "id": external_id,
         "pair": f"#{pair_id}",
@@ -223,9 +225,9 @@ def _provenance(pair_id: int, external_id: str | None, source: str, label: Label
     }
 
 
-def _record(fields: PairColumns, final: Verdict, fmt: str) -> dict[str, Any] | str:
+def _record(fields: PairColumns, final: Verdict, fmt: str) -> Mapping[str, object] | str:
     """The pair's record, or the count it is left out under."""
-    f = fields  # the projection of _COLUMNS (pair_reader's named tuple)
+    f = fields
     a, b = talk.sides(f.instruction, f.response_a, f.response_b, f.messages_a, f.messages_b)
     if talk.is_run(a, b, f.tools):
         better, worse = (a, b) if final is Verdict.A else (b, a)

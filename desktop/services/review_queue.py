@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict, Unpack
 
 from desktop.adapters.store.pair_reader import PairQuery, read_pairs
 from desktop.adapters.store.project import ProjectStore
@@ -65,13 +65,21 @@ class QueueItem:
         return REASONS.index(self.reason)
 
 
+class QueueOptions(TypedDict, total=False):
+    """What ``queue_items`` takes beyond the rubric and judge."""
+
+    reviewer: str | None
+    low_confidence: float
+    include_reviewed: bool
+
+
 def review_queue(
     store: ProjectStore,
     rubric: str,
     judge_model: Judge = None,
     *,
     sample: bool | None = None,
-    **options: Any,
+    **options: Unpack[QueueOptions],
 ) -> list[int]:
     """Pair ids, the most worth a look first (see the module docstring); ``options`` as
     ``queue_items`` takes them. ``sample`` None: the latest sample's pairs left to review

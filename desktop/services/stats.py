@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from desktop.adapters.store.pair_reader import FIGURE_COLUMNS, PairQuery, read_pairs
 from desktop.adapters.store.project import ProjectStore
@@ -29,6 +29,7 @@ from desktop.adapters.store.rubrics import rubric_names
 from desktop.domain.errors import TiebreakError
 from desktop.domain.judge_policy import policy_for
 from desktop.domain.pair_view import PairView
+from desktop.services.dimension_stats import DimensionStats, dimension_stats
 from desktop.services.figure_fits import (
     DEFAULT_ALPHA,
     FitContext,
@@ -68,29 +69,6 @@ __all__ = [
 ALL = "all"
 #: What the pass reads of each pair: what figures group by, and what their tallies read.
 COLUMNS = tuple(dict.fromkeys((*FIGURE_COLUMNS, "turn", *(c for f in FIGURES for c in f.reads))))
-
-if TYPE_CHECKING:
-
-    class DimensionStats:
-        """One dimension's figures: ``dimension`` and one field per figure of
-        ``figures.FIGURES`` (its name, in its order), None where it has none."""
-
-        dimension: str
-
-        def __init__(self, dimension: str, **figures: Any) -> None: ...
-
-        def __getattr__(self, name: str) -> Any: ...
-
-else:
-    # One dimension's figures: a frozen dataclass whose fields are the declared figures,
-    # so a new figure needs no field written here, and --json (dataclasses.asdict) and
-    # scripts reading ``d.judge_win`` see it as any other field.
-    DimensionStats = dataclasses.make_dataclass(
-        "DimensionStats",
-        [("dimension", str), *((f.name, f.kind, field(default=None)) for f in FIGURES)],
-        frozen=True,
-        namespace={"__module__": __name__},
-    )
 
 
 @dataclass(frozen=True)
@@ -383,11 +361,11 @@ class _SectionAcc:
         failures, errors = self.statuses["parse-failure"], self.statuses["error"]
         dimensions = []
         for dim, tallies in self.tallies.items():
-            done: dict[str, Any] = {}
+            done: dict[str, object] = {}
             for figure, tally in tallies:
                 f = Finish(dim, f"{seed}:{rubric}:{name}:{dim}", resamples, done, fits)
                 done[figure.name] = tally.finish(f)
-            dimensions.append(DimensionStats(dimension=dim, **done))
+            dimensions.append(dimension_stats(dim, done))
         return Section(
             name=name,
             baseline=_only(self.baselines),

@@ -16,7 +16,8 @@ import importlib
 import io
 import zlib
 from pathlib import Path
-from typing import IO, Any
+from types import ModuleType
+from typing import IO, Any, Protocol
 
 from desktop.domain.errors import ImportDataError
 
@@ -61,7 +62,7 @@ def open_binary(path: Path) -> IO[bytes]:
     try:
         head = fh.peek(len(_ZSTD))[: len(_ZSTD)]
         if head.startswith(_GZIP):
-            inner: Any = gzip.GzipFile(fileobj=fh, mode="rb")
+            inner: _Decompressor = gzip.GzipFile(fileobj=fh, mode="rb")
             return _inflating(path, fh, "gzip", inner, (EOFError, OSError, zlib.error))
         if head.startswith(_ZSTD):
             zstd = _zstd_module(path)
@@ -96,7 +97,7 @@ def open_text(path: Path, errors: str) -> IO[str]:
     return io.TextIOWrapper(open_binary(path), encoding="utf-8-sig", errors=errors, newline="")
 
 
-def _zstd_module(path: Path) -> Any:
+def _zstd_module(path: Path) -> ModuleType:
     """Python 3.14's zstd, or its backport (the same interface), imported only when a
     zstd file is met."""
     for name in ("compression.zstd", "backports.zstd"):
@@ -113,7 +114,17 @@ def _zstd_module(path: Path) -> Any:
 Errors = tuple[type[BaseException], ...]
 
 
-def _inflating(path: Path, raw: IO[bytes], kind: str, inner: Any, errors: Errors) -> IO[bytes]:
+class _Decompressor(Protocol):
+    """gzip's GzipFile or zstd's ZstdFile, as _Inflating reads it."""
+
+    def read1(self, size: int = -1, /) -> bytes: ...
+
+    def close(self) -> None: ...
+
+
+def _inflating(
+    path: Path, raw: IO[bytes], kind: str, inner: _Decompressor, errors: Errors
+) -> IO[bytes]:
     return io.BufferedReader(_Inflating(path, raw, kind, inner, errors), _BUFFER)
 
 
@@ -121,7 +132,9 @@ class _Inflating(io.RawIOBase):
     """A decompressor's output, counted against the compressed bytes read, with its
     errors as one line naming the file."""
 
-    def __init__(self, path: Path, raw: IO[bytes], kind: str, inner: Any, errors: Errors) -> None:
+    def __init__(
+        self, path: Path, raw: IO[bytes], kind: str, inner: _Decompressor, errors: Errors
+    ) -> None:
         super().__init__()
         self.path, self.raw, self.kind, self.inner, self.errors = path, raw, kind, inner, errors
         self.out = 0  # bytes given out

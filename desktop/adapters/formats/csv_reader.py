@@ -13,12 +13,12 @@ import itertools
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from desktop.adapters.formats.compressed import open_text, plain_name
 from desktop.domain.errors import ImportDataError
 
-Record = tuple[str, dict[str, Any]]
+Record = tuple[str, dict[str, object]]
 
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 

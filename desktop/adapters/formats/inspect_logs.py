@@ -18,10 +18,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from desktop.adapters.file_kinds import refuse_special
 from desktop.domain.errors import ImportDataError
+
+if TYPE_CHECKING:  # an optional extra: imported only where a log is read
+    from inspect_ai.log import EvalSample
 
 #: What to install where ``inspect_ai`` is missing.
 INSTALL = "pip install 'tiebreak[inspect]', or in Tiebreak's folder pip install -e '.[inspect]'"
@@ -54,9 +57,9 @@ def is_inspect_log(path: Path) -> bool:
 class LogSample:
     id: str | int
     epoch: int
-    messages: list[dict[str, Any]]  # Inspect's message dumps, in order, without message ids
-    tools: list[dict[str, Any]] | None  # ToolInfo dumps; None: the log holds no model call
-    scores: dict[str, dict[str, Any]]  # scorer name -> value, answer, explanation, metadata
+    messages: list[dict[str, object]]  # Inspect's message dumps, in order, without message ids
+    tools: list[dict[str, object]] | None  # ToolInfo dumps; None: the log holds no model call
+    scores: dict[str, dict[str, object]]  # scorer name -> value, answer, explanation, metadata
     error: str | None = None  # the sample's error, where it failed
     target: str | None = None  # what the scorer was to find (a list's items a line each)
 
@@ -121,7 +124,7 @@ def _one_line(text: str, most: int = 160) -> str:
     return text if len(text) <= most else text[: most - 3] + "..."
 
 
-def _sample(sample: Any) -> LogSample:
+def _sample(sample: EvalSample) -> LogSample:
     messages = []
     for message in sample.messages:
         dumped = message.model_dump(mode="json", exclude_none=True)
@@ -140,14 +143,16 @@ def _sample(sample: Any) -> LogSample:
     )
 
 
-def _tools(sample: Any) -> list[dict[str, Any]] | None:
+def _tools(sample: EvalSample) -> list[dict[str, object]] | None:
     """Every tool any model call of the sample was given, each once (by name, its first
     definition), in the order they were first given; None where the log kept no model
     call (a log written without events)."""
-    found: dict[str, dict[str, Any]] = {}
+    from inspect_ai.event import ModelEvent
+
+    found: dict[str, dict[str, object]] = {}
     called = False
     for event in sample.events or ():
-        if getattr(event, "event", None) != "model":
+        if not isinstance(event, ModelEvent):
             continue
         called = True
         for info in event.tools or ():

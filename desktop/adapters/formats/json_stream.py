@@ -17,7 +17,7 @@ import codecs
 import json
 import re
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import IO
 
 from desktop.domain.numerals import Numeral
 
@@ -39,7 +39,7 @@ class DuplicateMember(ValueError):
         self.name = name
 
 
-def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _unique(pairs: list[tuple[str, object]]) -> dict[str, object]:
     obj = dict(pairs)
     if len(obj) != len(pairs):
         seen: set[str] = set()
@@ -63,7 +63,7 @@ class NestedTooDeeply(ValueError):
     """JSON nested deeper than Python's decoder goes."""
 
 
-def loads_whole(data: bytes | str) -> Any:
+def loads_whole(data: bytes | str) -> object:
     """``json.loads`` of a small document read whole (an Ollama manifest, a server's model
     list): nesting too deep for Python's decoder is a ValueError that says so
     (:class:`NestedTooDeeply`), as bad JSON is, never a RecursionError."""
@@ -184,7 +184,7 @@ class _Window:
             raise self.fail(f"expected {what}, found {_shown(found)}")
         self.advance(self.pos + 1)
 
-    def value(self, *, peeked: bool = False) -> Any:
+    def value(self, *, peeked: bool = False) -> object:
         """Decode the JSON value that starts at the next non-space character (at ``pos``
         if the caller has just ``peeked``)."""
         if not peeked:
@@ -218,7 +218,7 @@ def _shown(char: str) -> str:
     return "the end of the file" if not char else repr(char)
 
 
-def iter_array(raw: IO[bytes], errors: str = "strict") -> Iterator[tuple[int, int, Any]]:
+def iter_array(raw: IO[bytes], errors: str = "strict") -> Iterator[tuple[int, int, object]]:
     """(record number, line it starts on, value) for each element of the array in a UTF-8
     file. Raises JsonError, with the line and column, for anything that is not an array
     (or an object holding exactly one), and UnicodeDecodeError for bytes that are not
@@ -235,7 +235,7 @@ def iter_array(raw: IO[bytes], errors: str = "strict") -> Iterator[tuple[int, in
         raise window.fail("unexpected data after the end of the JSON array")
 
 
-def _elements(window: _Window) -> Iterator[tuple[int, int, Any]]:
+def _elements(window: _Window) -> Iterator[tuple[int, int, object]]:
     window.expect("[", "'['")
     number = 0
     while (char := window.peek()) != "]":
@@ -257,7 +257,7 @@ def _elements(window: _Window) -> Iterator[tuple[int, int, Any]]:
     window.advance(window.pos + 1)
 
 
-def _wrapped(window: _Window) -> Iterator[tuple[int, int, Any]]:
+def _wrapped(window: _Window) -> Iterator[tuple[int, int, object]]:
     """``{"meta": ..., "data": [...]}``: the elements of its one array."""
     window.expect("{", "'{'")
     found: str | None = None
@@ -270,7 +270,7 @@ def _wrapped(window: _Window) -> Iterator[tuple[int, int, Any]]:
         members += 1
         if window.peek() != '"':
             raise window.fail(f"expected a member name, found {_shown(window.peek())}")
-        key = window.value()
+        key = str(window.value())  # a string: it opened with '"'
         window.expect(":", "':'")
         if window.peek() != "[":
             window.value()

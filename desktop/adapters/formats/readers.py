@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -172,7 +172,7 @@ def read_records(path: Path, fmt: str) -> Iterator[Record]:
 
 
 def member_with(
-    fields: dict[str, Any], pattern: re.Pattern[str], *, names: bool = True
+    fields: Mapping[str, object], pattern: re.Pattern[str], *, names: bool = True
 ) -> tuple[str, str] | None:
     """(member, the text found) for the first member whose value (at any depth) or, with
     ``names``, whose name holds text matching ``pattern``."""
@@ -183,11 +183,11 @@ def member_with(
     return None
 
 
-def _search(value: Any, pattern: re.Pattern[str]) -> str | None:
+def _search(value: object, pattern: re.Pattern[str]) -> str | None:
     if isinstance(value, str):
         match = pattern.search(value)
         return match.group() if match else None
-    items: Any = ()
+    items: Iterable[object] = ()
     if isinstance(value, dict):
         items = itertools.chain.from_iterable(value.items())
     elif isinstance(value, list):
@@ -221,7 +221,7 @@ def _records(path: Path, fmt: str, errors: str) -> Iterator[Record]:
         yield from form.read(path, fh, errors)
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     if isinstance(value, Numeral):
         return "a number"
     if isinstance(value, bool) or value is None:

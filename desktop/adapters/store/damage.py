@@ -95,7 +95,7 @@ def damaged(path: Path, why: str) -> ProjectError:
 
 
 def _translating(method: Callable[..., T]) -> Callable[..., T]:
-    def call(self: Any, *args: Any, **kwargs: Any) -> T:
+    def call(self: ProjectCursor | ProjectConnection, *args: object, **kwargs: object) -> T:
         try:
             return method(self, *args, **kwargs)
         except sqlite3.DatabaseError as exc:
@@ -232,7 +232,7 @@ def ensure_sound(key: FileKey, conn: sqlite3.Connection, path: Path) -> None:
                 _sound.add(key)
 
 
-def _first_problem(rows: list[tuple[Any, ...]]) -> str:
+def _first_problem(rows: list[tuple[object, ...]]) -> str:
     """quick_check's first finding on one line ("Page 1076: btreeInitPage() returns ...")."""
     lines = str(rows[0][0]).splitlines() if rows else []
     found = [line for line in lines if line and not line.startswith("*** in database")]

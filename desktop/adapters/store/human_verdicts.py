@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple, NotRequired, TypedDict
 
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import now
@@ -44,17 +44,21 @@ class HumanVerdict(NamedTuple):
     mark: Mark | None = None
 
 
-_COLUMNS = (
-    "pair_id",
-    "rubric_name",
-    "dimension",
-    "verdict",
-    "reviewer",
-    "note",
-    "mode",
-    "created_at",
-    "mark",
-)
+class VerdictRow(TypedDict):
+    """A human_verdicts row with every column, as stored (``mark`` may be left out)."""
+
+    pair_id: int
+    rubric_name: str
+    dimension: str
+    verdict: str | None
+    reviewer: str
+    note: str | None
+    mode: str | None
+    created_at: str
+    mark: NotRequired[str | None]
+
+
+_COLUMNS = tuple(VerdictRow.__annotations__)
 _INSERT = (
     f"INSERT INTO human_verdicts({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
 )
@@ -94,13 +98,13 @@ def add_verdict(
         )
 
 
-def insert_verdict(store: ProjectStore, row: Mapping[str, Any]) -> None:
+def insert_verdict(store: ProjectStore, row: VerdictRow) -> None:
     """One row with every column (an import or merge keeps its own time; ``mark`` may be
     left out), inside the caller's transaction."""
     store.conn.execute(_INSERT, _values(row))
 
 
-def _values(row: Mapping[str, Any]) -> list[Any]:
+def _values(row: Mapping[str, object]) -> list[object]:
     return [row.get(c) if c == "mark" else row[c] for c in _COLUMNS]
 
 
@@ -124,11 +128,21 @@ def latest_row(
     return LatestRow(*row) if row else None
 
 
-def every_row(store: ProjectStore) -> Iterator[dict[str, Any]]:
+def every_row(store: ProjectStore) -> Iterator[VerdictRow]:
     """The whole history, oldest first, each row with every column."""
     cursor = store.conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM human_verdicts ORDER BY id")
-    for values in cursor:
-        yield dict(zip(_COLUMNS, values, strict=True))
+    for pid, rubric, dim, verdict, reviewer, note, mode, created_at, mark in cursor:
+        yield VerdictRow(
+            pair_id=pid,
+            rubric_name=rubric,
+            dimension=dim,
+            verdict=verdict,
+            reviewer=reviewer,
+            note=note,
+            mode=mode,
+            created_at=created_at,
+            mark=mark,
+        )
 
 
 def dimensions_with_verdicts(store: ProjectStore, rubric: str) -> tuple[str, ...]:
@@ -182,6 +196,6 @@ def latest_of_pairs(
     return out
 
 
-def insert_verdicts(store: ProjectStore, rows: Sequence[Mapping[str, Any]]) -> None:
+def insert_verdicts(store: ProjectStore, rows: Sequence[VerdictRow]) -> None:
     """Rows with every column, inside the caller's transaction (see insert_verdict)."""
     store.conn.executemany(_INSERT, [_values(row) for row in rows])

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from desktop.domain.trajectory import counts_of_json, may_act
 
@@ -77,7 +77,7 @@ def totals(counts: tuple[int, ...]) -> tuple[int, int, int]:
 _ROWS_PER_ADD = 2000
 
 
-def _add(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]], by: str) -> None:
+def _add(conn: sqlite3.Connection, rows: Sequence[tuple[int | str, ...]], by: str) -> None:
     """Insert counts rows (each its counts, then the pair's ``by``: ``pair_key`` or
     ``id``) a batch a statement."""
     width = len(COUNT_COLUMNS) + 1

@@ -6,14 +6,14 @@ import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.rubrics import now
 from desktop.domain.numerals import to_json
 
 if TYPE_CHECKING:  # the window lists judges at start-up without loading the result types
-    from desktop.domain.results import JudgeResult
+    from desktop.domain.results import JudgeResult, Order, Status
 
 
 class ResultRow(NamedTuple):
@@ -103,7 +103,7 @@ class ImportedAnswer(NamedTuple):
 _ANSWER_OF_ROW = itemgetter(*(_COLUMNS.index(name) for name in ImportedAnswer._fields))
 
 
-def imported_answer(row: Sequence[Any]) -> ImportedAnswer:
+def imported_answer(row: Sequence[object]) -> ImportedAnswer:
     """The ImportedAnswer of a prepared row (see result_row)."""
     return ImportedAnswer._make(_ANSWER_OF_ROW(row))
 
@@ -125,17 +125,19 @@ def imported_answers(
 
 
 class Outcome(NamedTuple):
-    status: str
+    status: Status
     latency_ms: float | None
     error: str | None
 
 
 def outcomes(store: ProjectStore) -> list[Outcome]:
     """Every answer's outcome, in pair order: a small check's whole story."""
+    from desktop.domain.results import Status
+
     cursor = store.conn.execute(
         "SELECT status, latency_ms, error FROM judge_results ORDER BY pair_id"
     )
-    return [Outcome(*row) for row in cursor]
+    return [Outcome(Status(status), latency, error) for status, latency, error in cursor]
 
 
 def finished_keys(
@@ -156,7 +158,7 @@ class StoredAnswer(NamedTuple):
     """An answer to parse again: its text, and its confidence JSON as stored."""
 
     id: int
-    order: str
+    order: Order
     raw_completion: str
     confidence: str | None
 
@@ -171,13 +173,15 @@ def answers_to_parse(
         f" WHERE rubric_name = ? AND raw_completion IS NOT NULL AND {condition}",
         [rubric_name],
     )
-    return [StoredAnswer(*row) for row in cursor]
+    from desktop.domain.results import Order
+
+    return [StoredAnswer(i, Order(order), text, conf) for i, order, text, conf in cursor]
 
 
 class Reparsed(NamedTuple):
     """An answer parsed again: what to store for the result with this id."""
 
-    status: str
+    status: Status
     verdicts: str | None  # JSON text, as stored
     confidence: str | None
     error: str | None

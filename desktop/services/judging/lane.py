@@ -11,7 +11,7 @@ import itertools
 import threading
 from collections import deque
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypedDict, Unpack
 
 from desktop.adapters.model_client import Completion, ModelCallError, ModelClient
 from desktop.adapters.store.pairs import get_pairs
@@ -24,6 +24,7 @@ from desktop.domain.render import RenderOverBudget, RenderStopped
 from desktop.domain.requests import ModelRequest
 from desktop.domain.results import JudgeResult, Order, Status
 from desktop.domain.rubric import Rubric
+from desktop.domain.verdicts import Verdict
 from desktop.services.judging.interpret import interpret
 from desktop.services.judging.plan import ResultKey
 from desktop.services.judging.reports import JobProgress
@@ -138,7 +139,7 @@ class LaneRun:
             worker.cancel()
 
     async def store(
-        self, job: LaneJob, pair_id: int, order: Order, status: Status, **fields: Any
+        self, job: LaneJob, pair_id: int, order: Order, status: Status, **fields: Unpack[Answer]
     ) -> None:
         """Keep one answer: back once it is committed (and counted), as every answer is.
         Answers that arrive in the same turn of the loop share one transaction (a group
@@ -200,6 +201,20 @@ class LaneRun:
                 self.error_samples.append(f"pair #{result.pair_id}: {result.error}")
         if self.progress:
             self.progress(state)
+
+
+class Answer(TypedDict, total=False):
+    """What a lane keeps of an answer beyond its key and status: ``JudgeResult``'s fields."""
+
+    error: str | None
+    verdicts: dict[str, Verdict]
+    confidence: dict[str, float]
+    preference: dict[str, float | str]
+    raw_completion: str | None
+    request_hash: str | None
+    latency_ms: float | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
 
 
 class _Waiting(NamedTuple):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from desktop.adapters.model_client import Completion
 from desktop.adapters.store.project import ProjectStore
 from desktop.adapters.store.results import Reparsed, answers_to_parse, update_parsed
-from desktop.domain.results import Order, Status
+from desktop.domain.results import Status
 from desktop.domain.rubric import Rubric
 from desktop.services.judging.interpret import interpret
 
@@ -31,12 +31,12 @@ def reparse(store: ProjectStore, rubric: Rubric, *, everything: bool = False) ->
     updates = []
     for row in rows:
         completion = Completion(row.raw_completion, (), None, None, None, 1)
-        status, verdicts, _, error, _ = interpret(rubric, Order(row.order), completion)
+        status, verdicts, _, error, _ = interpret(rubric, row.order, completion)
         now_ok += status is Status.OK
         stored = json.dumps({d: v.value for d, v in verdicts.items()}) if verdicts else None
         updates.append(
             Reparsed(
-                status=status.value,
+                status=status,
                 verdicts=stored,
                 confidence=row.confidence if status is Status.OK else None,
                 error=error,

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from desktop.adapters.formats.cells import safe_cell, unescape
 from desktop.adapters.formats.readers import Record, in_batches, read_records, sniff_format
@@ -68,7 +67,7 @@ def merge_export(
     return job.report
 
 
-def _dimensions(path: Path, fields: Mapping[str, Any]) -> list[str]:
+def _dimensions(path: Path, fields: Mapping[str, object]) -> list[str]:
     missing = [c for c in NEEDED if c not in fields]
     dims = [c.removesuffix("_human") for c in fields if c.endswith("_human")]
     if missing or not dims:
@@ -118,7 +117,7 @@ class _ExportMerge:
             assert pid is not None
             self._verdicts(where, fields, pid)
 
-    def _talk(self, where: str, fields: Mapping[str, Any]) -> Talk | None:
+    def _talk(self, where: str, fields: Mapping[str, object]) -> Talk | None:
         """A JSONL row's conversations, checked, as the pair fields they give (all None
         for the implied conversations of a single-turn pair), or None without any."""
         if self.csv or (
@@ -168,7 +167,7 @@ class _ExportMerge:
             out.append(pid)
         return out
 
-    def _id_candidates(self, fields: Mapping[str, Any]) -> list[str]:
+    def _id_candidates(self, fields: Mapping[str, object]) -> list[str]:
         """The external id a row names: in a CSV the cell may carry ``safe_cell``'s quote,
         so the unquoted id is tried first, then the cell as it is."""
         cell = fields.get("external_id")
@@ -177,14 +176,14 @@ class _ExportMerge:
         cell = str(cell)
         return list(dict.fromkeys((unescape(cell), cell))) if self.csv else [cell]
 
-    def _cells(self, fields: Mapping[str, Any]) -> list[str]:
+    def _cells(self, fields: Mapping[str, object]) -> list[str]:
         """The row's IDENTITY_FIELDS cells, as exported."""
         return ["" if fields.get(f) is None else str(fields.get(f)) for f in IDENTITY_FIELDS]
 
-    def _cells_key(self, fields: Mapping[str, Any]) -> str:
+    def _cells_key(self, fields: Mapping[str, object]) -> str:
         return content_key(None, *self._cells(fields))
 
-    def _talk_key(self, fields: Mapping[str, Any], talk: Talk) -> str:
+    def _talk_key(self, fields: Mapping[str, object], talk: Talk) -> str:
         turn = talk["turn"]
         conversation = None
         if turn is not None:
@@ -229,7 +228,7 @@ class _ExportMerge:
         return self._by_cells
 
     def _check_same(
-        self, where: str, fields: Mapping[str, Any], pid: int, talk: Talk | None
+        self, where: str, fields: Mapping[str, object], pid: int, talk: Talk | None
     ) -> None:
         """The same texts, the same generators where both name one (as import), and from
         a JSONL export the same conversations."""
@@ -251,7 +250,7 @@ class _ExportMerge:
                 f" of the project but a different {field}; nothing was merged"
             )
 
-    def _pair_row(self, fields: Mapping[str, Any], talk: Talk | None) -> PairRow:
+    def _pair_row(self, fields: Mapping[str, object], talk: Talk | None) -> PairRow:
         def text(name: str) -> str | None:
             value = fields.get(name)
             if value is None or value == "":
@@ -268,8 +267,9 @@ class _ExportMerge:
             values.update({f: talk[f] for f in CONVERSATION_FIELDS})
         return new_row(values, metadata_text(fields.get("metadata")))
 
-    def _verdicts(self, where: str, fields: Mapping[str, Any], pid: int) -> None:
-        rubric = self.rubric or fields.get("rubric") or None
+    def _verdicts(self, where: str, fields: Mapping[str, object], pid: int) -> None:
+        named = fields.get("rubric")
+        rubric = self.rubric or (str(named) if named else None)
         current = None  # what the project holds for this pair, read once it is needed
         for dim in self.dims:
             value = fields.get(f"{dim}_human")
@@ -331,7 +331,7 @@ class _ExportMerge:
             raise ImportDataError(f"{where}: column {dim}_human: {problem}; nothing was merged")
 
 
-def _flattened_conversation(fields: Mapping[str, Any]) -> bool:
+def _flattened_conversation(fields: Mapping[str, object]) -> bool:
     """A CSV row of a conversation of more than one turn (or with a system message), or of
     two trajectories (a run in a cell): what its cells (``conversation_export.csv_columns``,
     ``TRAJECTORY_CSV_COLUMNS``) cannot give back exactly."""
@@ -346,7 +346,7 @@ def _flattened_conversation(fields: Mapping[str, Any]) -> bool:
     )
 
 
-def metadata_text(value: Any) -> str | None:
+def metadata_text(value: object) -> str | None:
     """An export's metadata cell (JSON text in CSV, an object in JSONL) as stored."""
     if value in (None, "", {}):
         return None
