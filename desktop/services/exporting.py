@@ -12,7 +12,6 @@ from contextlib import closing
 from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
 
 from desktop.adapters.formats.atomic import atomic_text_file, check_target
 from desktop.adapters.formats.cells import FormulaGuard

@@ -38,7 +38,6 @@ from desktop.adapters.store.pair_reader import CONVERSATION_COLUMNS, PairQuery, 
 from desktop.adapters.store.project import ProjectStore
 from desktop.domain import conversation_export as talk
 from desktop.domain import numerals
-from desktop.domain.conversations import Conversation
 from desktop.domain.errors import TiebreakError
 from desktop.domain.judge_policy import policy_for
 from desktop.domain.labels import REVIEWERS, Label
