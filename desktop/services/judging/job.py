@@ -26,7 +26,6 @@ from desktop.domain.chat_formats import format_prompt
 from desktop.domain.errors import TiebreakError
 from desktop.domain.pairs import Pair
 from desktop.domain.profiles import ModelProfile, settings_hash
-from desktop.domain.render import render
 from desktop.domain.requests import (
     ModelRequest,
     answer_grammar,
@@ -39,6 +38,7 @@ from desktop.services.judging.lane import LaneRun, LaneTask
 from desktop.services.judging.plan import ResultKey, pending_tasks
 from desktop.services.judging.reports import JobProgress, JobSummary
 from desktop.services.project_rubrics import add_rubric
+from desktop.services.rendering import render
 
 if TYPE_CHECKING:
     from desktop.adapters.local_server import LocalServer
