@@ -118,11 +118,19 @@ class JudgeJob:
         """The exact request for one pair in one order (also used for batch files); its
         rendering ends at once when ``stop()`` turns true (RenderStopped). ``pair``: the
         pair as just read with others (a lane reads a few at a time), else it is read."""
+        return self.request_of(self.pair_for(pair_id, order, pair), stop=stop)
+
+    def pair_for(self, pair_id: int, order: Order, pair: Pair | None = None) -> Pair:
+        """The pair as the judge sees it in ``order``: ``pair`` where it is the one, else
+        read from the project (on the thread that opened it)."""
         pair = pair if pair is not None and pair.id == pair_id else get_pair(self.store, pair_id)
         if pair is None:
             raise TiebreakError(f"pair #{pair_id} is gone from the project")
-        if order is Order.BA:
-            pair = pair.swapped()
+        return pair.swapped() if order is Order.BA else pair
+
+    def request_of(self, pair: Pair, *, stop: Callable[[], bool] | None = None) -> ModelRequest:
+        """The request for ``pair`` as ``pair_for`` gave it. It waits for a worker process
+        to render the prompt and touches no connection, so a lane runs it off its loop."""
         messages = render(self.rubric, pair, fewshot=self.options.fewshot, stop=stop)
         chat = self.profile.api_mode == "chat"
         return ModelRequest(
