@@ -5,11 +5,14 @@ and the next render works. Built-in rubrics render exactly as in this process.""
 
 from __future__ import annotations
 
+import multiprocessing
 import threading
 import time
 from dataclasses import replace
 
 import pytest
+from jinja2 import StrictUndefined
+from jinja2.sandbox import SandboxedEnvironment
 
 from desktop.domain import render as here
 from desktop.domain.errors import RubricError
@@ -158,3 +161,72 @@ def test_a_filter_no_one_has_is_refused_in_one_line() -> None:
     ):
         render(rubric("{{ instruction|shout }}"), PAIR)
     assert render(rubric("{{ response_b }}"), PAIR)[0]["content"] == "answer B"
+
+
+ORDINARY = [
+    "{{ 'a' ~ response_a ~ 1 ~ [1, 2] }}",
+    "{% if instruction == 'question' and 'answer' in response_a %}yes{% endif %}",
+    "{{ 1 < 2 < 3 }} {{ [1, 2] == [1, 2] }} {{ (1, 2) in [(1, 2)] }} {{ 'b' not in 'abc' }}",
+    "{% set d = {'k': [1, 2], (1, 2): 'tuple key'} %}{{ d['k'] }} {{ d[(1, 2)] }} {{ d|length }}",
+    "{{ response_a[2:8] }}|{{ [1, 2, 3, 4][::-1] }}|{{ response_b[-1] }}",
+    "{% for a, b in [(1, 2), (3, 4)] %}{{ a + b }},{% endfor %}{% set x, y = 5, 6 %}{{ x * y }}",
+    "{% set ns = namespace(n=0, s='') %}{% for i in range(5) %}{% set ns.n = ns.n + i %}"
+    "{% set ns.s = ns.s ~ i %}{% endfor %}{{ ns.n }} {{ ns.s }} {{ 7 // 2 }} {{ 7 / 2 }} {{ -3 }}",
+    "{% macro m(x) %}<{{ x }}>{% endmacro %}{{ m(1) }}{{ m(response_b) }}",
+    "{{ [3, 1, 2]|sort|join(', ') }} {{ [[1], [2]]|sum(start=[]) }} {{ [1, 2, 3]|sum }}",
+    "{{ {'b': 1, 'a': [1, 'x']}|tojson }} {{ {'a': [1, {'b': 2}]}|tojson(indent=2) }}",
+    "{{ {'a': [1, 2]}|pprint }} {{ '%s-%05.1f' % ('x', 3.14159) }} {{ '%(a)s' % {'a': 1} }}",
+    "{{ '{0:>6}|{1!r}|{k:.2f}'.format('ab', 'c', k=2.5) }} {{ '%d items'|format(3) }}",
+    "{{ 2 ** 10 }} {{ 3 * 'ab' }} {{ [0] * 3 }} {{ 'x' + 'y' }} {{ [1] + [2] }}",
+    "{{ response_a|indent(2, true) }}|{{ 'a b c'|wordwrap(3) }}|{{ 'ab'|center(6) }}",
+    "{{ 6 is divisibleby(3) }} {{ 2 is in([1, 2]) }} {{ none is none }} {{ 'x' is string }}",
+    "{% set l = [] %}{% for i in range(3) %}{% set _ = l.append(i * i) %}{% endfor %}{{ l }}",
+    "{{ range(4)|batch(3, 'x')|list }} {{ range(5)|slice(2)|list }} {{ 'abc'|list }}",
+    "{{ [{'n': 2}, {'n': 1}]|sort(attribute='n')|map(attribute='n')|join }}",
+    "{{ dict(a=1).items()|list }} {{ 'a-b'.split('-') }} {{ 'x'.join(['1', '2']) }}",
+]
+
+
+@pytest.mark.parametrize("template", ORDINARY)
+def test_ordinary_templates_render_as_a_plain_sandbox_would(template: str) -> None:
+    """Operators intercepted and filters and tests that wait for the render (so that
+    checking a template never runs it) leave what an ordinary template renders unchanged,
+    in this process and in a worker."""
+    plain = SandboxedEnvironment(
+        undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True
+    )
+    variables = here.variables_for(rubric(template), PAIR)
+    expected = plain.from_string(template).render(variables)
+    assert here.render(rubric(template), PAIR)[0]["content"] == expected
+    assert render(rubric(template), PAIR)[0]["content"] == expected
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "{{ 2 ** 10 ** 10 }}",
+        "{{ 'x' * 10 ** 10 }}",
+        "{{ 'x'|center(10000000000) }}",
+        "{{ 10000000000|string|center(10000000000) }}",
+        "{% if 7 ** 100000000 is divisibleby 3 %}{% endif %}",
+        "{{ -(7 ** 100000000) }}",
+    ],
+)
+def test_checking_a_template_never_runs_it(template: str) -> None:
+    """Jinja works out constant parts while it compiles or inspects a template: here,
+    in the process that checks it (``rubric add``, the window), it must not."""
+    start = time.monotonic()
+    here.check_template(template)
+    assert here.used_variables(template) == frozenset()
+    here.ENV.from_string(template)
+    assert time.monotonic() - start < 1.0
+
+
+def test_a_worker_ended_while_idle_is_replaced_without_blaming_the_rubric() -> None:
+    """The OS may end an idle worker (out of memory elsewhere, a user's kill)."""
+    ended = [p for p in multiprocessing.active_children() if p.name == "tiebreak-render"]
+    assert ended
+    for process in ended:
+        process.kill()
+        process.join()
+    assert render(rubric("{{ response_a }}"), PAIR)[0]["content"] == PAIR.response_a

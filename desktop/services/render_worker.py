@@ -87,6 +87,9 @@ def _serve(conn: Connection, at: Synchronized[int], memory: int) -> None:
             rubric, variables, label, max_chars, seconds = conn.recv()
         except (EOFError, OSError):
             return
+        except MemoryError:  # a pair too big to take in
+            conn.send(("memory", None))
+            return
         if resource is not None:  # a backstop: the parent's deadline comes first
             _limit(resource.RLIMIT_CPU, math.ceil(_cpu_used() + seconds) + 2)
         try:
@@ -171,6 +174,8 @@ class RenderWorkers:
         past its memory (or when it dies), RenderStopped once ``stop()`` is true."""
         with self._slots:
             with self._lock:
+                while self._idle and not self._idle[-1].process.is_alive():
+                    self._idle.pop().end()  # ended while idle (by the OS, or a user)
                 worker = self._idle.pop() if self._idle else _Worker(self.memory)
             try:
                 worker.started(stop)
