@@ -10,12 +10,13 @@ past the deadline or its memory, or dead, is ended, and the next render starts a
 Workers ignore Ctrl+C (the parent sees it and cancels) and are kept for the next render,
 so their start-up (about 0.2 s) is paid once.
 
-On a platform without ``resource`` (Windows) there are no OS limits: the deadline and the
-kill alone bound a render.
+On a platform without ``resource`` (Windows), or one that refuses a limit (macOS and
+``RLIMIT_AS``), the deadline and the kill alone bound a render (time, not memory).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing
 import signal
@@ -63,7 +64,8 @@ def _limit(kind: int, most: int) -> None:
     _, hard = resource.getrlimit(kind)
     if hard != resource.RLIM_INFINITY:
         most = min(most, hard)
-    resource.setrlimit(kind, (most, hard))
+    with contextlib.suppress(ValueError, OSError):  # macOS refuses RLIMIT_AS: time holds
+        resource.setrlimit(kind, (most, hard))
 
 
 def _cpu_used() -> float:
