@@ -44,8 +44,8 @@ try:
 except ImportError:  # Windows: the deadline and the kill only
     resource = None  # type: ignore[assignment]
 
-#: The address space one worker may map, in bytes: about five times what a worker
-#: rendering the largest prompt needs (a bare worker maps about 40 MB).
+#: The address space one worker may map, in bytes: a worker with Jinja loaded maps about
+#: 30 MB, the largest prompt (200,000 characters, a trajectory's variables) a few more.
 MEMORY_BYTES = 256 * 2**20
 #: Workers rendering at once: a judge's lanes and the window's prompt view.
 WORKERS = 2
