@@ -162,6 +162,13 @@ class RenderWorkers:
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(size)
 
+    def warm(self) -> None:
+        """Start a worker now, without waiting for it, so that its start-up runs while
+        the caller does something else (a judge's first call to the server)."""
+        with self._lock:
+            if not self._idle:
+                self._idle.append(_Worker(self.memory))
+
     def render(
         self,
         rubric: Rubric,
@@ -210,9 +217,3 @@ class RenderWorkers:
         raise RenderTooBig(
             f"{where} cannot render for {label}: the process rendering it ended (exit code {code})"
         )
-
-    def close(self) -> None:
-        with self._lock:
-            idle, self._idle = self._idle, []
-        for worker in idle:
-            worker.end()

@@ -38,7 +38,7 @@ from desktop.services.judging.lane import LaneRun, LaneTask
 from desktop.services.judging.plan import ResultKey, pending_tasks
 from desktop.services.judging.reports import JobProgress, JobSummary
 from desktop.services.project_rubrics import add_rubric
-from desktop.services.rendering import render
+from desktop.services.rendering import render, workers
 
 if TYPE_CHECKING:
     from desktop.adapters.local_server import LocalServer
@@ -202,6 +202,7 @@ async def run_jobs(
     run = LaneRun(state, progress, cancel, several=len(lanes) > 1)
     if state.total:
         store.settle_every(JOB_SETTLES_EVERY_S)  # every answer is committed
+        workers().warm()  # the process that renders starts while the servers are asked
         try:
             await run.execute([sorted(tasks) for tasks in lanes.values() if tasks])
         finally:
