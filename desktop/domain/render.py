@@ -182,7 +182,7 @@ def _output(template: Template, variables: dict[str, Any], room: int) -> str:
     """The template's text, refused (_TooMuchText) as soon as it passes ``room``
     characters: Jinja yields its output piece by piece, so no more is ever built."""
     pieces = []
-    for piece in template.root_render_func(template.new_context(variables)):
+    for piece in template.generate(variables):
         room -= len(piece)
         if room < 0:
             raise _TooMuchText
