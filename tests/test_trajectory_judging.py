@@ -26,7 +26,7 @@ from desktop.domain.errors import RubricError
 from desktop.domain.pairs import PairContent
 from desktop.domain.parsing import parse_answer
 from desktop.domain.profiles import ModelProfile
-from desktop.domain.render import check_cost, render, sample_pair, variables_for
+from desktop.domain.render import render, sample_pair, variables_for
 from desktop.domain.trajectory import Counts, run_counts
 from desktop.domain.trajectory_text import (
     PART_CHARS,
@@ -37,6 +37,7 @@ from desktop.domain.trajectory_text import (
 )
 from desktop.resources import prompts_dir
 from desktop.services.app_settings import AppSettings, save_settings
+from desktop.services.rendering import check_cost
 from desktop.services.session import ReviewSession
 from tests.helpers import new_project, tiebreak, user_rubric, write_jsonl
 from tests.judging_helpers import MODEL, generations, results

@@ -13,8 +13,6 @@ from desktop.adapters.formats.compressed import _Inflating
 from desktop.adapters.loopback_http import _DeadlineReader, _DeadlineSocket
 from desktop.adapters.store.pairs import iter_pairs
 from desktop.cli.terminal import _Guarded
-from desktop.domain.render import _Environment
-from desktop.domain.render_budget import BudgetCodeGenerator
 from desktop.domain.review_sample import _Key
 from desktop.ui.adjudication_dialog import AdjudicationDialog
 from desktop.ui.figures_dock import FiguresPanel
@@ -38,11 +36,6 @@ _DeadlineSocket.makefile  # http.client reads a response through its socket's ma
 _Guarded.writelines  # sys.stdout's file protocol: any library writing a list of lines
 _Key.__lt__  # a Protocol's method: sorted() compares the keys the draw is made in order of
 _hand_over_the_copy  # @atexit.register: Python calls it as the process ends
-
-# ---- Jinja calls these by name ---------------------------------------------------------------
-_Environment.call_binop  # the sandbox's hook for every binary operator in a template
-BudgetCodeGenerator.visit_Concat  # the code generator's visitor dispatches on node type
-BudgetCodeGenerator.visit_Operand  # likewise
 
 # ---- Qt calls these virtual methods from C++ -------------------------------------------------
 LeaderboardModel.columnCount  # QAbstractTableModel: the view asks its shape and headings

@@ -85,9 +85,9 @@ def cmd_rubric_show(args: argparse.Namespace) -> int:
 
 
 def cmd_rubric_add(args: argparse.Namespace) -> int:
-    from desktop.domain.render import check_cost
     from desktop.services.project_rubrics import add_rubric
     from desktop.services.projects import open_project
+    from desktop.services.rendering import check_cost
 
     rubric = _read_rubric_file(args)
     check_cost(rubric)  # a template too slow or too big on a sample pair is refused here

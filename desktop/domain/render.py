@@ -2,9 +2,10 @@
 
 Pair data only ever reaches a template as variables, so a response containing ``{{ }}``,
 ``{%`` or a fake closing tag arrives byte for byte. Templates run in Jinja's sandbox with
-StrictUndefined: a user rubric is someone else's text and must not reach Python internals,
-and under a budget of time, produced text and memory (desktop/domain/render_budget.py),
-so it cannot spin or fill memory either.
+StrictUndefined: a user rubric is someone else's text and must not reach Python internals.
+What a template may cost in time and memory is bounded by the operating system, in a
+process of its own (``desktop/services/render_worker.py``); here only the text it outputs
+is counted as it is produced, so an endless stream of output stops at once.
 """
 
 from __future__ import annotations
@@ -14,111 +15,107 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta, nodes
+from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta, pass_context
+from jinja2.runtime import Context
 from jinja2.sandbox import SandboxedEnvironment
 
-from desktop.domain import render_budget as cost
-from desktop.domain import render_guards as guards
 from desktop.domain import template_variables
 from desktop.domain.conversations import Message
 from desktop.domain.errors import RubricError
 from desktop.domain.pairs import PairContent
-from desktop.domain.render_budget import (
-    RENDER_SECONDS,
-    RenderOverBudget,
-    RenderStopped,
-    RenderTooBig,
-    RenderTooSlow,
-)
-from desktop.domain.render_sizes import TooBig
 from desktop.domain.rubric import Rubric
-
-__all__ = [
-    "RENDER_SECONDS",
-    "RenderOverBudget",
-    "RenderStopped",
-    "RenderTooBig",
-    "RenderTooSlow",
-    "check_cost",
-    "render",
-]
 
 #: The only names a rubric template may use (and the per-turn ones, ``question_1`` ...).
 TEMPLATE_VARIABLES = template_variables.TEMPLATE_VARIABLES
 
 #: Default cap on one rendered prompt, in characters; a pasted novel is a mistake, not a prompt.
 MAX_CHARS = 200_000
+#: Seconds one prompt may take to render; a built-in rubric takes well under a millisecond.
+RENDER_SECONDS = 1.0
+#: Text a template may output while rendering one prompt, as a multiple of the prompt's
+#: own limit: past it the template is at fault, not the pair (whose prompt is refused at
+#: the limit itself, after rendering).
+PRODUCED_FACTOR = 4
 
 _TOO_DEEP = "template nested too deeply (blocks, brackets or operators inside each other)"
 
 
-class _Template(Template):
-    """A template rendered on its own (not through render()) gets the default budget."""
-
-    def render(self, *args: Any, **kwargs: Any) -> str:
-        if cost.under_budget():
-            return super().render(*args, **kwargs)
-        with cost.budget(MAX_CHARS):
-            return super().render(*args, **kwargs)
+class RenderOverBudget(RubricError):
+    """A template past its budget of time or memory on a real pair: it would be on every
+    pair, so a job stops rather than spend the budget again on each."""
 
 
-class _Environment(SandboxedEnvironment):
-    """The sandbox, plus the render budget: loops, operators, calls, filters, tests,
-    comparisons and output all check it as they run, and nothing big is built in one
-    step without its size known first (desktop/domain/render_budget.py)."""
-
-    intercepted_binops = frozenset(guards.BINOPS)
-    code_generator_class = cost.BudgetCodeGenerator
-    template_class = _Template
-    # called by the generated code
-    count_text = staticmethod(cost.count_text)
-    measured = staticmethod(cost.measured)
-    compared = staticmethod(cost.compared)
-    charged = staticmethod(cost.charged)
-    checked_concat = staticmethod(cost.checked_concat)
-
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.filters = {name: guards.guarded_filter(name, f) for name, f in self.filters.items()}
-        self.filters[cost.LOOP_FILTER] = cost.checked_loop
-        # jinja2 leaves Environment.tests unannotated: its default tests infer as
-        # dict[str, function], which mypy does not take for a callable.
-        self.tests = {name: guards.guarded_test(f) for name, f in self.tests.items()}  # type: ignore[arg-type]
-
-    def _parse(self, source: str, name: str | None, filename: str | None) -> nodes.Template:
-        return cost.wrap_loops(super()._parse(source, name, filename))
-
-    def call(self, context: Any, obj: Any, /, *args: Any, **kwargs: Any) -> Any:
-        return guards.checked_call(
-            lambda: super(_Environment, self).call(context, obj, *args, **kwargs),
-            obj,
-            args,
-            kwargs,
-        )
-
-    def call_binop(self, context: Any, operator_name: str, left: Any, right: Any) -> Any:
-        return guards.checked_binop(operator_name, left, right)
-
-    def getitem(self, obj: Any, argument: Any) -> Any:
-        return super().getitem(obj, cost.compared(argument))  # a dict hashes the key
+class RenderTooSlow(RenderOverBudget):
+    """A template that takes longer than its budget."""
 
 
-ENV = _Environment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True)
+class RenderTooBig(RenderOverBudget):
+    """A template that would build more than its budget allows."""
+
+
+class RenderStopped(Exception):
+    """The job was cancelled while a prompt was rendering; not a fault of the rubric."""
+
+
+def _at_render(run: Callable[..., Any]) -> Callable[..., Any]:
+    """A filter or test that runs only when a template renders. Jinja runs one given
+    constants (``'x'|center(10000000000)``) while it compiles or inspects a template, in
+    the process that checks it (``rubric add``, the window); one that takes the render's
+    context is never run then."""
+    passed = getattr(getattr(run, "jinja_pass_arg", None), "name", None)
+
+    @pass_context
+    @functools.wraps(run)
+    def at_render(context: Context, /, *args: Any, **kwargs: Any) -> Any:
+        if passed == "context":
+            return run(context, *args, **kwargs)
+        if passed == "eval_context":
+            return run(context.eval_ctx, *args, **kwargs)
+        if passed == "environment":
+            return run(context.environment, *args, **kwargs)
+        return run(*args, **kwargs)
+
+    return at_render
+
+
+def _environment() -> SandboxedEnvironment:
+    """Jinja's sandbox with StrictUndefined, folding nothing at compile time: operators
+    are intercepted (the sandbox's own way, so ``2 ** 10 ** 9`` is not worked out while
+    a template is checked) and filters and tests wait for the render (``_at_render``)."""
+    env = SandboxedEnvironment(
+        undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True
+    )
+    env.intercepted_binops = frozenset(env.binop_table)
+    env.intercepted_unops = frozenset(env.unop_table)
+    env.filters = {name: _at_render(run) for name, run in env.filters.items()}
+    # jinja2 leaves Environment.tests unannotated: its default tests infer as
+    # dict[str, function], which mypy does not take for a callable.
+    env.tests = {name: _at_render(run) for name, run in env.tests.items()}  # type: ignore[arg-type]
+    return env
+
+
+ENV = _environment()
 _GLOBALS = frozenset(ENV.globals)
+
+
+def _undeclared(source: str) -> frozenset[str]:
+    """The names a template reads that it does not set; RubricError (one line) if it
+    won't compile."""
+    try:
+        return frozenset(meta.find_undeclared_variables(ENV.parse(source)))
+    except TemplateSyntaxError as exc:  # a syntax error, or a filter or test no one has
+        detail = " ".join((exc.message or "").split())
+        raise RubricError(f"template syntax error on line {exc.lineno}: {detail}") from None
+    except RecursionError:  # Jinja's parser descends once per level of nesting
+        raise RubricError(_TOO_DEEP) from None
 
 
 def check_template(source: str) -> None:
     """Raise RubricError (one line, no file name) if a template won't compile or uses an
     unknown variable; callers add where the template came from."""
-    try:
-        ast = ENV.parse(source)
-    except TemplateSyntaxError as exc:
-        detail = " ".join((exc.message or "").split())
-        raise RubricError(f"template syntax error on line {exc.lineno}: {detail}") from None
-    except RecursionError:  # Jinja's parser descends once per level of nesting
-        raise RubricError(_TOO_DEEP) from None
-    names = meta.find_undeclared_variables(ast) - _GLOBALS
-    unknown = sorted(n for n in names if not template_variables.is_known(n))
+    unknown = sorted(
+        n for n in _undeclared(source) - _GLOBALS if not template_variables.is_known(n)
+    )
     if unknown:
         raise RubricError(
             f"unknown template variable {unknown[0]!r} (known: {template_variables.KNOWN})"
@@ -126,8 +123,8 @@ def check_template(source: str) -> None:
 
 
 def used_variables(source: str) -> frozenset[str]:
-    """The template variables a (valid) template reads."""
-    return frozenset(meta.find_undeclared_variables(ENV.parse(source)))
+    """The template variables a template reads."""
+    return _undeclared(source)
 
 
 def check_rubric(rubric: Rubric) -> None:
@@ -140,7 +137,7 @@ def check_rubric(rubric: Rubric) -> None:
 
 
 @functools.lru_cache(maxsize=64)
-def _compiled(rubric: Rubric) -> tuple[tuple[str, Callable[..., Any]], ...]:
+def _compiled(rubric: Rubric) -> tuple[tuple[str, Template], ...]:
     """Compiled templates for a rubric, built once. Keyed by the rubric's value, which
     determines its content_hash, so an equal rubric loaded again reuses the compile."""
     check_rubric(rubric)
@@ -148,20 +145,16 @@ def _compiled(rubric: Rubric) -> tuple[tuple[str, Callable[..., Any]], ...]:
     for i, message in enumerate(rubric.messages):
         try:
             template = ENV.from_string(message.content)
+        except TemplateSyntaxError as exc:  # found as it compiles: a filter no one has
+            detail = " ".join((exc.message or "").split())
+            raise RubricError(
+                f"rubric {rubric.name}: message {i + 1}: template error on line {exc.lineno}:"
+                f" {detail}"
+            ) from None
         except (RecursionError, SyntaxError):  # Python's compiler limits nesting too
             raise RubricError(f"rubric {rubric.name}: message {i + 1}: {_TOO_DEEP}") from None
-        compiled.append((message.role, _renderer(template)))
+        compiled.append((message.role, template))
     return tuple(compiled)
-
-
-def _renderer(template: Template) -> Callable[[dict[str, Any]], str]:
-    root = template.root_render_func
-    new_context = template.new_context
-
-    def run(variables: dict[str, Any]) -> str:
-        return "".join(root(new_context(variables)))
-
-    return run
 
 
 @functools.lru_cache(maxsize=64)
@@ -181,46 +174,76 @@ def variables_for(rubric: Rubric, pair: PairContent, *, fewshot: bool = True) ->
     )
 
 
-def render(
-    rubric: Rubric,
-    pair: PairContent,
-    *,
-    fewshot: bool = True,
-    max_chars: int = MAX_CHARS,
-    stop: Callable[[], bool] | None = None,
-    seconds: float = RENDER_SECONDS,
-) -> list[dict[str, str]]:
-    """The judge request's messages for one pair, as ``{"role", "content"}`` dicts.
+class _TooMuchText(Exception):
+    """The output passed its room (said by render_variables, which knows where)."""
 
-    Raises RenderTooSlow past ``seconds``, RenderTooBig past the budget's sizes (both
-    RenderOverBudget), RenderStopped as soon as ``stop()`` is true, and RubricError for
-    anything else a template cannot do for this pair."""
+
+def _output(template: Template, variables: dict[str, Any], room: int) -> str:
+    """The template's text, refused (_TooMuchText) as soon as it passes ``room``
+    characters: Jinja yields its output piece by piece, so no more is ever built."""
+    pieces = []
+    for piece in template.generate(variables):
+        room -= len(piece)
+        if room < 0:
+            raise _TooMuchText
+        pieces.append(piece)
+    return "".join(pieces)
+
+
+def render_variables(
+    rubric: Rubric,
+    variables: dict[str, Any],
+    label: str,
+    *,
+    max_chars: int = MAX_CHARS,
+    at: Callable[[int], None] | None = None,
+) -> list[dict[str, str]]:
+    """The messages of ``rubric`` with ``variables`` (those of the pair ``label`` names),
+    in this process: the time and memory it takes are bounded only by the caller.
+    ``at(i)`` is told the index of each message before it renders.
+
+    Raises RenderTooBig when the output passes ``PRODUCED_FACTOR`` times ``max_chars``,
+    RubricError for anything else a template cannot do for this pair (MemoryError is let
+    through, for the process that bounds memory to answer)."""
     compiled = _compiled(rubric)
-    variables = variables_for(rubric, pair, fewshot=fewshot)
+    room = max_chars * PRODUCED_FACTOR
     messages = []
     size = 0
-    with cost.budget(max_chars, seconds=seconds, stop=stop):
-        for i, (role, run) in enumerate(compiled):
-            where = f"{rubric.name}: message {i + 1}"
-            try:
-                content = run(variables)
-            except RenderTooSlow as exc:
-                raise RenderTooSlow(f"{where} {exc} for {pair.label}") from None
-            except RenderStopped:
-                raise
-            except TooBig as exc:
-                raise RenderTooBig(f"{where} cannot render for {pair.label}: {exc}") from None
-            except Exception as exc:  # sandbox, StrictUndefined, a filter's error: one line
-                detail = " ".join(str(exc).split()) or type(exc).__name__
-                raise RubricError(f"{where} cannot render for {pair.label}: {detail}") from None
-            size += len(content)
-            messages.append({"role": role, "content": content})
+    for i, (role, template) in enumerate(compiled):
+        where = f"{rubric.name}: message {i + 1}"
+        if at is not None:
+            at(i)
+        try:
+            content = _output(template, variables, room - size)
+        except _TooMuchText:
+            raise RenderTooBig(
+                f"{where} cannot render for {label}: it builds text of more than"
+                f" {room:,} characters, above the limit of {room:,}"
+            ) from None
+        except MemoryError:
+            raise
+        except Exception as exc:  # sandbox, StrictUndefined, a filter's error: one line
+            detail = " ".join(str(exc).split()) or type(exc).__name__
+            raise RubricError(f"{where} cannot render for {label}: {detail}") from None
+        size += len(content)
+        messages.append({"role": role, "content": content})
     if size > max_chars:
         raise RubricError(
-            f"{rubric.name}: the prompt for {pair.label} is {size:,} characters,"
+            f"{rubric.name}: the prompt for {label} is {size:,} characters,"
             f" above the limit of {max_chars:,}"
         )
     return messages
+
+
+def render(
+    rubric: Rubric, pair: PairContent, *, fewshot: bool = True, max_chars: int = MAX_CHARS
+) -> list[dict[str, str]]:
+    """The judge request's messages for one pair, as ``{"role", "content"}`` dicts,
+    rendered in this process: for a template that is known (a built-in rubric's) or a
+    caller that bounds it. A user's rubric on real pairs goes through
+    ``desktop.services.rendering.render``, under the operating system's limits."""
+    variables = variables_for(rubric, pair, fewshot=fewshot)
+    return render_variables(rubric, variables, pair.label, max_chars=max_chars)
 
 
 #: A pair of ordinary size with every field, to try a new rubric on before it is added.
@@ -301,12 +324,3 @@ def sample_pair(rubric: Rubric) -> PairContent:
         turn=turns,
         metadata={"reference_turns": [SAMPLE_PAIR.reference] * turns},
     )
-
-
-def check_cost(rubric: Rubric) -> None:
-    """Before a rubric is added: refuse one that cannot render a sample pair of ordinary
-    size (``sample_pair``) within its budget (time and text), in one line."""
-    try:
-        render(rubric, sample_pair(rubric))
-    except RubricError as exc:
-        raise RubricError(f"{exc}; rubric not added") from None

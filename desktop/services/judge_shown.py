@@ -62,7 +62,7 @@ def prompt_text(
     if pair is None:
         return ""
     from desktop.domain.chat_formats import format_prompt
-    from desktop.domain.render import render  # Jinja2 loads only when a prompt is shown
+    from desktop.services.rendering import render  # bounded: a worker process renders it
     from desktop.services.project_rubrics import find_rubric
 
     messages = render(find_rubric(store, rubric_name), pair)

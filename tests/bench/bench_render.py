@@ -2,13 +2,12 @@
 
 Renders every built-in rubric for each demo pair it applies to (the 20 single-turn pairs
 and the conversations), in both orders, through
-``desktop.domain.render.render`` (sandbox, StrictUndefined, and the budget: every loop,
-call, filter and piece of output checked as it runs), and, as the reference in the same
-run, the same templates compiled by a plain Jinja ``SandboxedEnvironment`` with the same
-options and no budget, given the same variables. Prints one JSON object: the median time
-per prompt of each and their ratio, over interleaved rounds, in all and for each built-in
-rubric (the budget's work on them: each output measured and counted). Never fails on a
-time.
+``desktop.services.rendering.render`` (sandbox and StrictUndefined in a worker process the
+OS bounds: the variables sent over a pipe, the messages back), and, as the reference in the
+same run, the same templates compiled by a plain Jinja ``SandboxedEnvironment`` with the
+same options in this process, given the same variables. Prints one JSON object: the median
+time per prompt of each and their ratio, over interleaved rounds, in all and for each
+built-in rubric (the round trip's cost on them). Never fails on a time.
 
     .venv/bin/python tests/bench/bench_render.py           # 200 rounds
     .venv/bin/python tests/bench/bench_render.py --quick   # 20 rounds (CI)
@@ -36,8 +35,9 @@ from desktop.adapters.store import open_project  # noqa: E402
 from desktop.adapters.store.pairs import iter_pairs  # noqa: E402
 from desktop.domain.errors import RubricError  # noqa: E402
 from desktop.domain.pairs import PairContent  # noqa: E402
-from desktop.domain.render import render, variables_for  # noqa: E402
+from desktop.domain.render import variables_for  # noqa: E402
 from desktop.services.demo import ensure_demo_project  # noqa: E402
+from desktop.services.rendering import render  # noqa: E402
 from desktop.services.rubric_catalog import list_rubrics  # noqa: E402
 
 

@@ -26,7 +26,6 @@ from desktop.domain.chat_formats import format_prompt
 from desktop.domain.errors import TiebreakError
 from desktop.domain.pairs import Pair
 from desktop.domain.profiles import ModelProfile, settings_hash
-from desktop.domain.render import render
 from desktop.domain.requests import (
     ModelRequest,
     answer_grammar,
@@ -39,6 +38,7 @@ from desktop.services.judging.lane import LaneRun, LaneTask
 from desktop.services.judging.plan import ResultKey, pending_tasks
 from desktop.services.judging.reports import JobProgress, JobSummary
 from desktop.services.project_rubrics import add_rubric
+from desktop.services.rendering import render, workers
 
 if TYPE_CHECKING:
     from desktop.adapters.local_server import LocalServer
@@ -118,11 +118,19 @@ class JudgeJob:
         """The exact request for one pair in one order (also used for batch files); its
         rendering ends at once when ``stop()`` turns true (RenderStopped). ``pair``: the
         pair as just read with others (a lane reads a few at a time), else it is read."""
+        return self.request_of(self.pair_for(pair_id, order, pair), stop=stop)
+
+    def pair_for(self, pair_id: int, order: Order, pair: Pair | None = None) -> Pair:
+        """The pair as the judge sees it in ``order``: ``pair`` where it is the one, else
+        read from the project (on the thread that opened it)."""
         pair = pair if pair is not None and pair.id == pair_id else get_pair(self.store, pair_id)
         if pair is None:
             raise TiebreakError(f"pair #{pair_id} is gone from the project")
-        if order is Order.BA:
-            pair = pair.swapped()
+        return pair.swapped() if order is Order.BA else pair
+
+    def request_of(self, pair: Pair, *, stop: Callable[[], bool] | None = None) -> ModelRequest:
+        """The request for ``pair`` as ``pair_for`` gave it. It waits for a worker process
+        to render the prompt and touches no connection, so a lane runs it off its loop."""
         messages = render(self.rubric, pair, fewshot=self.options.fewshot, stop=stop)
         chat = self.profile.api_mode == "chat"
         return ModelRequest(
@@ -194,6 +202,7 @@ async def run_jobs(
     run = LaneRun(state, progress, cancel, several=len(lanes) > 1)
     if state.total:
         store.settle_every(JOB_SETTLES_EVERY_S)  # every answer is committed
+        workers().warm()  # the process that renders starts while the servers are asked
         try:
             await run.execute([sorted(tasks) for tasks in lanes.values() if tasks])
         finally:

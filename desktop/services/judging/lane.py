@@ -64,14 +64,9 @@ class LaneJob(Protocol):
     @property
     def options(self) -> _Options: ...
 
-    def request_for(
-        self,
-        pair_id: int,
-        order: Order,
-        *,
-        stop: Callable[[], bool] | None = None,
-        pair: Pair | None = None,
-    ) -> ModelRequest: ...
+    def pair_for(self, pair_id: int, order: Order, pair: Pair | None = None) -> Pair: ...
+
+    def request_of(self, pair: Pair, *, stop: Callable[[], bool] | None = None) -> ModelRequest: ...
 
 
 class LaneTask(NamedTuple):
@@ -295,8 +290,9 @@ class _Lane:
     async def _one(self, task: LaneTask, queue: deque[LaneTask]) -> None:
         run, job, pair_id, order = self.run, task.job, task.pair_id, task.order
         try:
-            pair = self._pair(task, queue)
-            request = job.request_for(pair_id, order, stop=run.cancel.is_set, pair=pair)
+            pair = job.pair_for(pair_id, order, self._pair(task, queue))
+            # Rendering waits on a worker process: the loop goes on with other requests.
+            request = await asyncio.to_thread(job.request_of, pair, stop=run.cancel.is_set)
         except RenderStopped:  # cancelled while rendering: nothing to keep for this pair
             return
         except RenderOverBudget as exc:  # as slow or as big for every pair: stop

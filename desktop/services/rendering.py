@@ -1,0 +1,56 @@
+"""A rubric's prompt for a pair, rendered where the operating system bounds its time and
+memory (``render_worker``): the judge, ``rubric add``'s cost check and the window's
+prompt all render here, so a template that spins or fills memory fails in one line."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from desktop.domain.errors import RubricError
+from desktop.domain.pairs import PairContent
+from desktop.domain.render import MAX_CHARS, RENDER_SECONDS, sample_pair, variables_for
+from desktop.domain.rubric import Rubric
+from desktop.services.render_worker import Messages, RenderWorkers
+
+_workers: RenderWorkers | None = None
+_started = threading.Lock()
+
+
+def workers() -> RenderWorkers:
+    """The process's workers, made on first use (a command that renders nothing starts
+    no process)."""
+    global _workers
+    with _started:
+        if _workers is None:
+            _workers = RenderWorkers()
+        return _workers
+
+
+def render(
+    rubric: Rubric,
+    pair: PairContent,
+    *,
+    fewshot: bool = True,
+    max_chars: int = MAX_CHARS,
+    stop: Callable[[], bool] | None = None,
+    seconds: float = RENDER_SECONDS,
+) -> Messages:
+    """The judge request's messages for one pair, as ``{"role", "content"}`` dicts.
+
+    Raises RenderTooSlow past ``seconds``, RenderTooBig past the worker's memory or text
+    (both RenderOverBudget), RenderStopped as soon as ``stop()`` is true, and RubricError
+    for anything else a template cannot do for this pair."""
+    variables = variables_for(rubric, pair, fewshot=fewshot)
+    return workers().render(
+        rubric, variables, pair.label, max_chars=max_chars, seconds=seconds, stop=stop
+    )
+
+
+def check_cost(rubric: Rubric) -> None:
+    """Before a rubric is added: refuse one that cannot render a sample pair of ordinary
+    size (``sample_pair``) within its budget (time, memory and text), in one line."""
+    try:
+        render(rubric, sample_pair(rubric))
+    except RubricError as exc:
+        raise RubricError(f"{exc}; rubric not added") from None
