@@ -19,6 +19,7 @@ from desktop.domain import render as here
 from desktop.domain.errors import RubricError
 from desktop.domain.pairs import PairContent
 from desktop.domain.render import (
+    MAX_CHARS,
     RenderStopped,
     RenderTooBig,
     RenderTooSlow,
@@ -268,3 +269,21 @@ def test_the_window_s_prompt_of_a_pair_a_rubric_spins_on_is_one_line_in_time(
             prompt_text(store, spins_here.name, spin, profile)
     assert time.monotonic() - start < 5.0
     assert "\n" not in str(stopped.value) and "pair" in str(stopped.value)
+
+
+def test_only_a_rubric_shipped_with_the_app_renders_in_this_process() -> None:
+    """A built-in rubric is known code and renders here; a copy with one character of a
+    message changed is a user's rubric and goes to a worker. Both give the same text."""
+    from desktop.domain.render import variables_for
+    from desktop.services.rendering import shipped, workers
+
+    builtin = next(r for r in list_rubrics() if r.name == "href-four")
+    last = builtin.messages[-1]
+    copy = replace(builtin, messages=(*builtin.messages[:-1], replace(last, content=last.content)))
+    edited = replace(
+        builtin, messages=(*builtin.messages[:-1], replace(last, content=last.content + " "))
+    )
+    assert shipped(builtin) and shipped(copy) and not shipped(edited)
+    variables = variables_for(builtin, PAIR)
+    in_worker = workers().render(builtin, variables, PAIR.label, max_chars=MAX_CHARS, seconds=1.0)
+    assert render(builtin, PAIR) == in_worker

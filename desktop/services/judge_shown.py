@@ -62,8 +62,8 @@ def prompt_text(
     if pair is None:
         return ""
     from desktop.domain.chat_formats import format_prompt
-    from desktop.services.rendering import render  # bounded: a worker process renders it
     from desktop.services.project_rubrics import find_rubric
+    from desktop.services.rendering import render  # bounded: a worker process renders it
 
     messages = render(find_rubric(store, rubric_name), pair)
     if profile.api_mode == "completions":

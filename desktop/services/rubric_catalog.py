@@ -8,6 +8,7 @@ not allowed to hide every other rubric.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +55,12 @@ def scan(user_dir: Path | None = None) -> Catalog:
         catalog.rubrics[rubric.name] = rubric
         catalog.origins[rubric.name] = path
     return catalog
+
+
+@functools.cache
+def shipped_hashes() -> frozenset[str]:
+    """The content hashes of the rubrics shipped with the app: known templates."""
+    return frozenset(_load(path, shipped=True).content_hash for path in builtin_rubric_files())
 
 
 def list_rubrics(user_dir: Path | None = None) -> list[Rubric]:
