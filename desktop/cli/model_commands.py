@@ -204,7 +204,7 @@ def _print_found(found: FoundModels) -> None:
 
     number = 0
     if not found.files and not found.servers:
-        say("no GGUF files or model servers found (see README: 'Models already here')")
+        say("no GGUF files or model servers found (see docs/judges.md: 'Models already on this machine')")
         return
     for file in found.files:
         number += 1
