@@ -204,7 +204,10 @@ def _print_found(found: FoundModels) -> None:
 
     number = 0
     if not found.files and not found.servers:
-        say("no GGUF files or model servers found (see docs/judges.md: 'Models already on this machine')")
+        say(
+            "no GGUF files or model servers found"
+            " (see docs/judges.md: 'Models already on this machine')"
+        )
         return
     for file in found.files:
         number += 1
