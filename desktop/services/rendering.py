@@ -6,6 +6,7 @@ in this process, as fast as the judge's loop needs (17 µs against a worker's 29
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 
@@ -19,7 +20,6 @@ from desktop.services.rubric_catalog import shipped_hashes
 
 _workers: RenderWorkers | None = None
 _started = threading.Lock()
-_shipped: dict[int, tuple[Rubric, bool]] = {}  # by id, the rubric kept so its id stays its own
 
 
 def workers() -> RenderWorkers:
@@ -54,13 +54,11 @@ def render(
     )
 
 
+@functools.lru_cache(maxsize=64)  # as the compiled templates are (domain/render.py)
 def shipped(rubric: Rubric) -> bool:
     """The rubric is one shipped with the app, to the byte of what shapes its requests
-    (a user's copy with one word changed is not); asked once per rubric object."""
-    seen = _shipped.get(id(rubric))
-    if seen is None or seen[0] is not rubric:
-        seen = _shipped[id(rubric)] = (rubric, rubric.content_hash in shipped_hashes())
-    return seen[1]
+    (a user's copy with one word changed is not)."""
+    return rubric.content_hash in shipped_hashes()
 
 
 def check_cost(rubric: Rubric) -> None:
