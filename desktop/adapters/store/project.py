@@ -107,9 +107,7 @@ class ProjectStore:
                 conn.execute("ROLLBACK")
             # A page of a file copied over the project reads as damage before the watchdog
             # looks: whatever was raised, a file found replaced is the one line.
-            if held is not None and held.lost_now(conn) is not None:
-                self._let_go()  # whatever the interrupted statement raised: the one line
-                raise self._lost_error() from None
+            self._refuse_if_lost(held)
             if held is not None and interrupted(exc):
                 raise KeyboardInterrupt from None
             raise
@@ -124,6 +122,13 @@ class ProjectStore:
         if held is not None and held.committed(conn) is not None:
             self._let_go()  # replaced as it committed: not acknowledged
             raise self._lost_error()
+
+    def _refuse_if_lost(self, held: held_file.HeldFile | None) -> None:
+        """Inside an ``except``: where the file is found moved or replaced, let go of it and
+        raise its one line in place of whatever a read or write of it raised."""
+        if held is not None and held.lost_now(self.conn) is not None:
+            self._let_go()
+            raise self._lost_error() from None
 
     def _lost_error(self) -> ProjectError:
         return self._lost or held_file.moved_error(self.path)
@@ -199,10 +204,8 @@ class ProjectStore:
         try:
             yield self.conn
         except (sqlite3.Error, ProjectError):
-            held = self._held
-            if held is not None and not self._lost and held.lost_now(self.conn) is not None:
-                self._let_go()
-                raise self._lost_error() from None
+            if not self._lost:
+                self._refuse_if_lost(self._held)
             raise
 
     def ensure_read_whole(self) -> None:
